@@ -1,0 +1,88 @@
+"""The Schema-Guided Dialogue dataset (SGD / DSTC8) in the unified dialogue schema.
+
+Configs: ``unified`` (default), ``original`` (the source, lossless), ``schema`` (the
+service schemas only). Splits: train, validation (upstream ``dev``), test.
+"""
+
+import datasets
+
+from unified_dialogue import builder, sgd
+
+_CITATION = """\
+@inproceedings{rastogi2020towards,
+  title={Towards Scalable Multi-Domain Conversational Agents: The Schema-Guided Dialogue Dataset},
+  author={Rastogi, Abhinav and Zang, Xiaoxue and Sunkara, Srinivas and Gupta, Raghav and Khaitan, Pranav},
+  booktitle={Proceedings of the AAAI Conference on Artificial Intelligence},
+  volume={34}, number={05}, pages={8689--8696}, year={2020}
+}
+"""
+_DESCRIPTION = "Schema-Guided Dialogue: 20k+ annotated multi-domain task-oriented dialogues over 45 services."
+_HOMEPAGE = "https://github.com/google-research-datasets/dstc8-schema-guided-dialogue"
+_COMMIT = "2aaccde45fd85e9c7d9887280a0c7acddc605107"
+
+
+class Sgd(builder.CorpusBuilder):
+    CORPUS = "sgd"
+    BASE_URL = f"https://raw.githubusercontent.com/google-research-datasets/dstc8-schema-guided-dialogue/{_COMMIT}"
+    VERSION = datasets.Version("1.0.0")
+    BUILDER_CONFIGS = [
+        builder.CorpusConfig(name="unified", version=VERSION, description="Dialogues in the unified schema."),
+        builder.CorpusConfig(name="original", version=VERSION, description="Dialogues as the source has them."),
+        builder.CorpusConfig(name="schema", version=VERSION, description="The service schemas of each split."),
+    ]
+    DEFAULT_CONFIG_NAME = "unified"
+
+    def _info(self):
+        return datasets.DatasetInfo(
+            description=_DESCRIPTION,
+            features=sgd.FEATURES[self.config.name],
+            homepage=_HOMEPAGE,
+            license="CC BY-SA 4.0",
+            citation=_CITATION,
+        )
+
+    def _split_generators(self, dl_manager):
+        table = self.checksum_table()
+        wanted = [p for p in table if self.config.name != "schema" or p.endswith("/schema.json")]
+        pattern = "*/schema.json" if self.config.name == "schema" else "*/*.json"
+        files = self.fetch(dl_manager, wanted, pattern)
+        generators = []
+        for split, folder in sgd.SPLIT_DIRS.items():
+            dialogue_files = sorted(p for p in files if p.startswith(f"{folder}/dialogues_"))
+            if not self.verify and not (dialogue_files or self.config.name == "schema"):
+                continue  # a partial local copy without this split's dialogues
+            generators.append(datasets.SplitGenerator(name=split, gen_kwargs={
+                "split": split,
+                "schema": (f"{folder}/schema.json", files.get(f"{folder}/schema.json")),
+                "train_schema": ("train/schema.json", files.get("train/schema.json")),
+                "dialogue_files": [(p, files[p]) for p in dialogue_files],
+                "verify": self.verify,
+            }))
+        return generators
+
+    def _generate_tables(self, split, schema, train_schema, dialogue_files, verify):
+        services = self._read_services(schema, verify)
+        if self.config.name == "schema":
+            yield from self.to_tables(services.values(), split)
+            return
+        train_services = None if train_schema[1] is None else self._read_services(train_schema, verify)
+        for relpath, path in dialogue_files:
+            dialogues = self.read_json_list(path, relpath, verify)
+            yield from self.to_tables(self._records(dialogues, relpath, split, services, train_services), relpath)
+
+    def _records(self, dialogues, relpath, split, services, train_services):
+        for index, dialogue in enumerate(dialogues):
+            sgd.validate_dialogue(dialogue, relpath, index)
+            if self.config.name == "original":
+                yield sgd.dialogue_to_original(dialogue)
+            else:
+                yield sgd.dialogue_to_unified(dialogue, split, services, train_services, relpath)
+
+    def _read_services(self, schema, verify):
+        relpath, path = schema
+        if path is None:
+            raise FileNotFoundError(f"{relpath} is missing: every split needs its schema.json")
+        services = self.read_json_list(path, relpath, verify)
+        for index, service in enumerate(services):
+            sgd.validate_service(service, relpath, index)
+        return {service["service_name"]: sgd.service_to_row(service) for service in services}

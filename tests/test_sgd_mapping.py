@@ -1,0 +1,179 @@
+"""The SGD mapping functions one by one, on small records in the source format."""
+
+import copy
+
+import pytest
+
+from unified_dialogue import sgd
+from unified_dialogue.errors import SourceFormatError
+
+
+def action(act, slot="", values=(), canonical=None):
+    values = list(values)
+    return {"act": act, "canonical_values": list(canonical or values), "slot": slot, "values": values}
+
+
+def test_act_without_slot_has_an_empty_table():
+    assert sgd.action_to_act(action("GOODBYE"), "Hotels_1", {}) == {
+        "act": "GOODBYE", "domain": "Hotels_1", "slot_value_table": []}
+
+
+def test_act_value_gets_canonical_value_and_span():
+    act = sgd.action_to_act(action("INFORM", "time", ["6 pm"], ["18:00"]), "Restaurants_1", {("time", "6 pm"): (10, 14)})
+    assert act["slot_value_table"] == [{"slot": "time", "values": [
+        {"value": "6 pm", "cononical_value": "18:00", "start": 10, "end": 14}]}]
+
+
+@pytest.mark.parametrize("source", [
+    action("INFORM", "price_range", ["dontcare"]),
+    action("INFORM_COUNT", "count", ["3"]),
+    action("OFFER_INTENT", "intent", ["ReserveRestaurant"]),
+    action("REQUEST", "city"),
+])
+def test_special_acts_are_kept_with_their_values(source):
+    act = sgd.action_to_act(source, "Restaurants_1", {})
+    (entry,) = act["slot_value_table"]
+    assert entry["slot"] == source["slot"]
+    assert [v["value"] for v in entry["values"]] == source["values"]
+    assert all(v["start"] is None and v["end"] is None for v in entry["values"])
+    assert sgd._act_to_action(act) == source
+
+
+def test_belief_state_keeps_every_variant_and_maps_none_intent():
+    state = {"active_intent": "NONE", "requested_slots": ["phone"],
+             "slot_values": {"city": ["NYC", "New York"], "time": ["6 pm"]}}
+    belief = sgd.state_to_belief(state, "Restaurants_1", {("Restaurants_1", "time", "6 pm"): "18:00"})
+    assert belief == {
+        "intent": None,
+        "informed_slot_value_table": [
+            {"slot": "city", "values": [{"value": "NYC", "cononical_value": None},
+                                        {"value": "New York", "cononical_value": None}]},
+            {"slot": "time", "values": [{"value": "6 pm", "cononical_value": "18:00"}]},
+        ],
+        "requested_slots": ["phone"],
+        "domain": "Restaurants_1",
+    }
+    assert sgd._belief_to_state(belief) == state
+
+
+def test_canonical_values_come_from_actions_then_service_calls():
+    dialogue = {"turns": [
+        {"frames": [{"service": "S", "actions": [action("INFORM", "time", ["6 pm"], ["18:00"])]}]},
+        {"frames": [{"service": "S", "actions": [],
+                     "service_call": {"method": "M", "parameters": {"city": "San Jose", "time": "18:00"}}}]},
+    ]}
+    assert sgd.canonical_values(dialogue) == {
+        ("S", "time", "6 pm"): "18:00", ("S", "city", "San Jose"): "San Jose", ("S", "time", "18:00"): "18:00"}
+
+
+def two_frame_turn():
+    utterance = "Book it at 6 pm, and find me a cab."
+    return {
+        "speaker": "USER",
+        "utterance": utterance,
+        "frames": [
+            {"actions": [action("INFORM", "time", ["6 pm"], ["18:00"])], "service": "Restaurants_1",
+             "slots": [{"exclusive_end": 15, "slot": "time", "start": 11}],
+             "state": {"active_intent": "ReserveRestaurant", "requested_slots": [], "slot_values": {"time": ["6 pm"]}}},
+            {"actions": [action("INFORM_INTENT", "intent", ["GetRide"])], "service": "RideSharing_1", "slots": [],
+             "state": {"active_intent": "NONE", "requested_slots": [], "slot_values": {}}},
+        ],
+    }
+
+
+def test_two_frame_turn_keeps_frame_order_and_unseen_flags():
+    checker = sgd._Checker("f.json", "dialogue d")
+    unified = sgd.turn_to_unified(two_frame_turn(), {}, {"Restaurants_1"}, checker)
+    assert [a["domain"] for a in unified["dialog_acts"]] == ["Restaurants_1", "RideSharing_1"]
+    assert unified["frames"] == [
+        {"service": "Restaurants_1", "unseen": False, "slots": [{"slot": "time", "start": 11, "end": 15}]},
+        {"service": "RideSharing_1", "unseen": True, "slots": []},
+    ]
+    assert unified["active_intents"] == ["ReserveRestaurant"]
+    assert [b["domain"] for b in unified["belief_state"]] == ["Restaurants_1", "RideSharing_1"]
+    assert "query" not in unified
+    assert sgd.unified_turn_to_source({**dict.fromkeys(("query", "querying_result")), **unified}) == two_frame_turn()
+
+
+def test_unseen_is_unknown_without_train_schema():
+    unified = sgd.turn_to_unified(two_frame_turn(), {}, None, sgd._Checker("f", "d"))
+    assert [f["unseen"] for f in unified["frames"]] == [None, None]
+
+
+@pytest.mark.parametrize("n_results", [0, 1, 10])
+def test_service_call_and_every_result(n_results):
+    results = [{"city": f"C{i}", "name": f"N{i}"} for i in range(n_results)]
+    frame = {"actions": [action("OFFER", "name", ["N0"])] if results else [action("NOTIFY_FAILURE")],
+             "service": "S", "slots": [],
+             "service_call": {"method": "Find", "parameters": {"city": "C0"}}, "service_results": results}
+    turn = {"frames": [frame], "speaker": "SYSTEM", "utterance": "N0 it is."}
+    unified = sgd.turn_to_unified(turn, {}, set(), sgd._Checker("f", "d"))
+    assert unified["query"] == {"domain": "S", "method": "Find", "parameters": [{"slot": "city", "value": "C0"}]}
+    assert len(unified["querying_result"]["results"]) == n_results
+    assert unified["querying_result"]["results"][-1:] == [
+        [{"slot": "city", "value": f"C{n_results - 1}"}, {"slot": "name", "value": f"N{n_results - 1}"}]
+    ][: 1 if n_results else 0]
+    assert "belief_state" not in unified and "active_intents" not in unified
+    restored = sgd.unified_turn_to_source({"belief_state": None, **unified})
+    assert restored == turn
+
+
+def dialogue():
+    return {"dialogue_id": "1_00000", "services": ["Restaurants_1", "RideSharing_1"], "turns": [
+        two_frame_turn(),
+        {"frames": [{"actions": [action("GOODBYE")], "service": "RideSharing_1", "slots": []}],
+         "speaker": "SYSTEM", "utterance": ""},
+    ]}
+
+
+@pytest.mark.parametrize("edit, field, problem", [
+    (lambda d: d["turns"][0].pop("speaker"), "turns[0].speaker", "missing"),
+    (lambda d: d["turns"][0].update(utterance=3), "turns[0].utterance", "expected str"),
+    (lambda d: d["turns"][0]["frames"][0]["slots"][0].update(exclusive_end=99), "turns[0].frames[0].slots[0]", "outside"),
+    (lambda d: d["turns"][1]["frames"][0]["actions"][0].update(act="WAVE"), "turns[1].frames[0].actions[0].act", "unknown SYSTEM act"),
+    (lambda d: d["turns"][0]["frames"][0]["actions"][0].update(canonical_values=[]),
+     "turns[0].frames[0].actions[0].canonical_values", "0 canonical values for 1"),
+    (lambda d: d["turns"][0]["frames"][0]["state"]["slot_values"].update(time="6 pm"),
+     "turns[0].frames[0].state.slot_values.time", "expected list"),
+    (lambda d: d["turns"][0]["frames"][1]["slots"].append({"slot": "x", "start": "1", "exclusive_end": 2}),
+     "turns[0].frames[1].slots[0].start", "expected int"),
+])
+def test_bad_input_names_file_dialogue_and_field(edit, field, problem):
+    bad = copy.deepcopy(dialogue())
+    edit(bad)
+    with pytest.raises(SourceFormatError) as error:
+        sgd.validate_dialogue(bad, "train/dialogues_001.json")
+    assert error.value.file == "train/dialogues_001.json"
+    assert error.value.record == "dialogue 1_00000"
+    assert error.value.field == field
+    assert problem in error.value.problem
+    assert str(error.value).startswith("train/dialogues_001.json: dialogue 1_00000: field '")
+
+
+def test_valid_dialogue_passes_and_round_trips():
+    source = dialogue()
+    sgd.validate_dialogue(source, "f")
+    schemas = {s: {"service_name": s} for s in source["services"]}
+    record = sgd.dialogue_to_unified(source, "train", schemas, {"Restaurants_1", "RideSharing_1"}, "f")
+    assert record["unseen_domains"] == []
+    assert record["dialog"][1]["utterance"] == ""
+    filled = {**record, "dialog": [{**dict.fromkeys(("query", "querying_result", "belief_state")), **t}
+                                   for t in record["dialog"]]}
+    assert sgd.unified_to_source(filled) == source
+    assert sgd.original_to_source(
+        {**sgd.dialogue_to_original(source), "turns": [
+            {**t, "frames": [{**dict.fromkeys(("state", "service_call", "service_results")), **f} for f in t["frames"]]}
+            for t in sgd.dialogue_to_original(source)["turns"]]}) == source
+
+
+def test_second_service_call_in_a_turn_is_an_error():
+    turn = two_frame_turn()
+    for frame in turn["frames"]:
+        frame["service_call"] = {"method": "M", "parameters": {}}
+    with pytest.raises(SourceFormatError, match="more than one service call"):
+        sgd.turn_to_unified(turn, {}, set(), sgd._Checker("f", "dialogue d: turns[0]"))
+
+
+def test_service_missing_from_schema_is_an_error():
+    with pytest.raises(SourceFormatError, match="not in the split's schema.json"):
+        sgd.dialogue_to_unified(dialogue(), "train", {}, set(), "f")

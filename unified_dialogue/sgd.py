@@ -1,0 +1,405 @@
+"""Schema-Guided Dialogue (SGD / DSTC8): validation, the three config mappings, and the
+reverse mappings back to the source format. Pure functions, no I/O."""
+
+from datasets import Features
+
+from .errors import SourceFormatError
+from .features import SERVICE_SCHEMA, STRING, INT, UNIFIED_FEATURES, dialogue_id
+
+USER_ACTS = frozenset({
+    "INFORM_INTENT", "NEGATE_INTENT", "AFFIRM_INTENT", "INFORM", "REQUEST", "AFFIRM",
+    "NEGATE", "SELECT", "REQUEST_ALTS", "THANK_YOU", "GOODBYE",
+})
+SYSTEM_ACTS = frozenset({
+    "INFORM", "REQUEST", "CONFIRM", "OFFER", "NOTIFY_SUCCESS", "NOTIFY_FAILURE",
+    "INFORM_COUNT", "OFFER_INTENT", "REQ_MORE", "GOODBYE",
+})
+ACTS = {"USER": USER_ACTS, "SYSTEM": SYSTEM_ACTS}
+NO_INTENT = "NONE"  # the source's active_intent when no intent is active
+SPLIT_DIRS = {"train": "train", "validation": "dev", "test": "test"}
+
+SLOT_VALUES = [{"slot": STRING, "values": [STRING]}]
+PARAMETERS = [{"slot": STRING, "value": STRING}]
+ORIGINAL_FEATURES = Features({
+    "dialogue_id": STRING,
+    "services": [STRING],
+    "turns": [{
+        "speaker": STRING,
+        "utterance": STRING,
+        "frames": [{
+            "service": STRING,
+            "slots": [{"slot": STRING, "start": INT, "exclusive_end": INT}],
+            "actions": [{"act": STRING, "slot": STRING, "values": [STRING], "canonical_values": [STRING]}],
+            "state": {"active_intent": STRING, "requested_slots": [STRING], "slot_values": SLOT_VALUES},
+            "service_call": {"method": STRING, "parameters": PARAMETERS},
+            "service_results": [PARAMETERS],
+        }],
+    }],
+})
+SCHEMA_FEATURES = Features(SERVICE_SCHEMA)
+FEATURES = {"unified": UNIFIED_FEATURES, "original": ORIGINAL_FEATURES, "schema": SCHEMA_FEATURES}
+
+
+# ---------------------------------------------------------------- validation
+
+class _Checker:
+    """Type checks that raise SourceFormatError naming file, record and field."""
+
+    def __init__(self, file, record):
+        self.file, self.record = file, record
+
+    def fail(self, field, problem):
+        raise SourceFormatError(self.file, self.record, field, problem)
+
+    def get(self, obj, key, kind, field):
+        if not isinstance(obj, dict):
+            self.fail(field.rsplit(".", 1)[0], f"expected an object, got {type(obj).__name__}")
+        if key not in obj:
+            self.fail(field, "missing")
+        return self.check(obj[key], kind, field)
+
+    def check(self, value, kind, field):
+        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+        if not ok:
+            self.fail(field, f"expected {kind.__name__}, got {type(value).__name__} {value!r:.60}")
+        return value
+
+    def strings(self, value, field):
+        for i, item in enumerate(self.check(value, list, field)):
+            self.check(item, str, f"{field}[{i}]")
+        return value
+
+    def string_map(self, value, field, item_check):
+        for key, item in self.check(value, dict, field).items():
+            item_check(item, f"{field}.{key}")
+        return value
+
+
+def _record_name(kind, obj, key, index):
+    name = obj.get(key) if isinstance(obj, dict) else None
+    return f"{kind} {name}" if isinstance(name, str) else f"{kind} #{index} (no {key})"
+
+
+def validate_dialogue(dialogue, file, index=None):
+    """Raise SourceFormatError at the first field that breaks the documented format."""
+    c = _Checker(file, _record_name("dialogue", dialogue, "dialogue_id", index))
+    c.get(dialogue, "dialogue_id", str, "dialogue_id")
+    c.strings(c.get(dialogue, "services", list, "services"), "services")
+    for t, turn in enumerate(c.get(dialogue, "turns", list, "turns")):
+        where = f"turns[{t}]"
+        speaker = c.get(turn, "speaker", str, f"{where}.speaker")
+        if speaker not in ACTS:
+            c.fail(f"{where}.speaker", f"unknown speaker {speaker!r}")
+        utterance = c.get(turn, "utterance", str, f"{where}.utterance")
+        for f, frame in enumerate(c.get(turn, "frames", list, f"{where}.frames")):
+            _validate_frame(c, frame, speaker, utterance, f"{where}.frames[{f}]")
+
+
+def _validate_frame(c, frame, speaker, utterance, where):
+    c.get(frame, "service", str, f"{where}.service")
+    for s, span in enumerate(c.get(frame, "slots", list, f"{where}.slots")):
+        field = f"{where}.slots[{s}]"
+        c.get(span, "slot", str, f"{field}.slot")
+        start = c.get(span, "start", int, f"{field}.start")
+        end = c.get(span, "exclusive_end", int, f"{field}.exclusive_end")
+        if not 0 <= start <= end <= len(utterance):
+            c.fail(field, f"span {start}:{end} lies outside the utterance ({len(utterance)} characters)")
+    for a, action in enumerate(c.get(frame, "actions", list, f"{where}.actions")):
+        field = f"{where}.actions[{a}]"
+        act = c.get(action, "act", str, f"{field}.act")
+        if act not in ACTS[speaker]:
+            c.fail(f"{field}.act", f"unknown {speaker} act {act!r}")
+        c.get(action, "slot", str, f"{field}.slot")
+        values = c.strings(c.get(action, "values", list, f"{field}.values"), f"{field}.values")
+        canonical = c.strings(c.get(action, "canonical_values", list, f"{field}.canonical_values"),
+                              f"{field}.canonical_values")
+        if len(values) != len(canonical):
+            c.fail(f"{field}.canonical_values", f"{len(canonical)} canonical values for {len(values)} values")
+    if "state" in frame:
+        state = c.get(frame, "state", dict, f"{where}.state")
+        c.get(state, "active_intent", str, f"{where}.state.active_intent")
+        c.strings(c.get(state, "requested_slots", list, f"{where}.state.requested_slots"),
+                  f"{where}.state.requested_slots")
+        c.string_map(c.get(state, "slot_values", dict, f"{where}.state.slot_values"),
+                     f"{where}.state.slot_values", c.strings)
+    if "service_call" in frame:
+        call = c.get(frame, "service_call", dict, f"{where}.service_call")
+        c.get(call, "method", str, f"{where}.service_call.method")
+        c.string_map(c.get(call, "parameters", dict, f"{where}.service_call.parameters"),
+                     f"{where}.service_call.parameters", lambda v, f: c.check(v, str, f))
+    if "service_results" in frame:
+        for r, result in enumerate(c.get(frame, "service_results", list, f"{where}.service_results")):
+            c.string_map(result, f"{where}.service_results[{r}]", lambda v, f: c.check(v, str, f))
+
+
+def validate_service(service, file, index=None):
+    c = _Checker(file, _record_name("service", service, "service_name", index))
+    for key, kind in (("service_name", str), ("description", str), ("slots", list), ("intents", list)):
+        c.get(service, key, kind, key)
+    for i, slot in enumerate(service["slots"]):
+        for key, kind in (("name", str), ("description", str), ("is_categorical", bool)):
+            c.get(slot, key, kind, f"slots[{i}].{key}")
+        c.strings(c.get(slot, "possible_values", list, f"slots[{i}].possible_values"), f"slots[{i}].possible_values")
+    for i, intent in enumerate(service["intents"]):
+        for key, kind in (("name", str), ("description", str), ("is_transactional", bool)):
+            c.get(intent, key, kind, f"intents[{i}].{key}")
+        for key in ("required_slots", "result_slots"):
+            c.strings(c.get(intent, key, list, f"intents[{i}].{key}"), f"intents[{i}].{key}")
+        c.string_map(c.get(intent, "optional_slots", dict, f"intents[{i}].optional_slots"),
+                     f"intents[{i}].optional_slots", lambda v, f: c.check(v, str, f))
+
+
+# ---------------------------------------------------------------- schema config
+
+def service_to_row(service):
+    """A schema.json service as a ``schema`` row: optional_slots become slot/value pairs."""
+    return {
+        **service,
+        "intents": [
+            {**intent, "optional_slots": _pairs(intent["optional_slots"])} for intent in service["intents"]
+        ],
+    }
+
+
+def row_to_service(row):
+    return {
+        **row,
+        "intents": [{**intent, "optional_slots": _mapping(intent["optional_slots"])} for intent in row["intents"]],
+    }
+
+
+def _pairs(mapping):
+    return [{"slot": slot, "value": value} for slot, value in mapping.items()]
+
+
+def _mapping(pairs):
+    return {pair["slot"]: pair["value"] for pair in pairs}
+
+
+# ---------------------------------------------------------------- original config
+
+def dialogue_to_original(dialogue):
+    """The source dialogue with variable-key dicts as lists of key/value records."""
+    return {
+        "dialogue_id": dialogue["dialogue_id"],
+        "services": dialogue["services"],
+        "turns": [
+            {"speaker": t["speaker"], "utterance": t["utterance"], "frames": [_frame_to_original(f) for f in t["frames"]]}
+            for t in dialogue["turns"]
+        ],
+    }
+
+
+def _frame_to_original(frame):
+    row = {"service": frame["service"], "slots": frame["slots"], "actions": frame["actions"]}
+    if "state" in frame:
+        state = frame["state"]
+        row["state"] = {
+            "active_intent": state["active_intent"],
+            "requested_slots": state["requested_slots"],
+            "slot_values": [{"slot": k, "values": v} for k, v in state["slot_values"].items()],
+        }
+    if "service_call" in frame:
+        call = frame["service_call"]
+        row["service_call"] = {"method": call["method"], "parameters": _pairs(call["parameters"])}
+    if "service_results" in frame:
+        row["service_results"] = [_pairs(result) for result in frame["service_results"]]
+    return row
+
+
+def original_to_source(row):
+    """Inverse of dialogue_to_original (absent parts are None in a loaded row)."""
+    turns = []
+    for turn in row["turns"]:
+        frames = []
+        for f in turn["frames"]:
+            frame = {"actions": f["actions"], "service": f["service"], "slots": f["slots"]}
+            if f["state"] is not None:
+                s = f["state"]
+                frame["state"] = {
+                    "active_intent": s["active_intent"],
+                    "requested_slots": s["requested_slots"],
+                    "slot_values": {p["slot"]: p["values"] for p in s["slot_values"]},
+                }
+            if f["service_call"] is not None:
+                frame["service_call"] = {"method": f["service_call"]["method"],
+                                         "parameters": _mapping(f["service_call"]["parameters"])}
+            if f["service_results"] is not None:
+                frame["service_results"] = [_mapping(r) for r in f["service_results"]]
+            frames.append(frame)
+        turns.append({"frames": frames, "speaker": turn["speaker"], "utterance": turn["utterance"]})
+    return {"dialogue_id": row["dialogue_id"], "services": row["services"], "turns": turns}
+
+
+# ---------------------------------------------------------------- unified config
+
+def canonical_values(dialogue):
+    """(service, slot, spoken value) -> canonical value, from the dialogue's actions and
+    service calls (whose parameters are canonical already). Actions take precedence."""
+    known = {}
+    for turn in dialogue["turns"]:
+        for frame in turn["frames"]:
+            service = frame["service"]
+            for action in frame["actions"]:
+                for value, canonical in zip(action["values"], action["canonical_values"]):
+                    known.setdefault((service, action["slot"], value), canonical)
+            for slot, value in frame.get("service_call", {}).get("parameters", {}).items():
+                known.setdefault((service, slot, value), value)
+    return known
+
+
+def action_to_act(action, service, spans):
+    """One SGD action as one unified dialog act; ``spans`` maps (slot, text) to a span."""
+    act = {"act": action["act"], "domain": service}
+    if action["slot"] == "" and not action["values"]:
+        act["slot_value_table"] = []
+        return act
+    values = []
+    for value, canonical in zip(action["values"], action["canonical_values"]):
+        start, end = spans.get((action["slot"], value), (None, None))
+        values.append({"value": value, "cononical_value": canonical, "start": start, "end": end})
+    act["slot_value_table"] = [{"slot": action["slot"], "values": values}]
+    return act
+
+
+def state_to_belief(state, service, canonical):
+    """One frame's dialogue state; every spoken variant is its own value."""
+    intent = state["active_intent"]
+    return {
+        "intent": None if intent == NO_INTENT else intent,
+        "informed_slot_value_table": [
+            {
+                "slot": slot,
+                "values": [{"value": v, "cononical_value": canonical.get((service, slot, v))} for v in variants],
+            }
+            for slot, variants in state["slot_values"].items()
+        ],
+        "requested_slots": state["requested_slots"],
+        "domain": service,
+    }
+
+
+def service_call_to_query(call, service):
+    return {"domain": service, "method": call["method"], "parameters": _pairs(call["parameters"])}
+
+
+def results_to_querying_result(results, service):
+    return {"domain": service, "results": [_pairs(result) for result in results]}
+
+
+def turn_to_unified(turn, canonical, train_services, where):
+    """One SGD turn; ``where`` (a _Checker) names the turn in errors."""
+    utterance = turn["utterance"]
+    unified = {"roles": [turn["speaker"]], "utterance": utterance}
+    acts, frames, beliefs = [], [], []
+    for frame in turn["frames"]:
+        service = frame["service"]
+        spans = {}
+        for span in frame["slots"]:
+            text = utterance[span["start"]:span["exclusive_end"]]
+            spans.setdefault((span["slot"], text), (span["start"], span["exclusive_end"]))
+        acts.extend(action_to_act(action, service, spans) for action in frame["actions"])
+        frames.append({
+            "service": service,
+            "unseen": None if train_services is None else service not in train_services,
+            "slots": [{"slot": s["slot"], "start": s["start"], "end": s["exclusive_end"]} for s in frame["slots"]],
+        })
+        if "state" in frame:
+            beliefs.append(state_to_belief(frame["state"], service, canonical))
+        if "service_call" in frame:
+            if "query" in unified:
+                where.fail("frames.service_call", "more than one service call in a turn")
+            unified["query"] = service_call_to_query(frame["service_call"], service)
+        if "service_results" in frame:
+            if "querying_result" in unified:
+                where.fail("frames.service_results", "more than one list of service results in a turn")
+            unified["querying_result"] = results_to_querying_result(frame["service_results"], service)
+    unified["dialog_acts"] = acts
+    unified["frames"] = frames
+    if beliefs:
+        unified["belief_state"] = beliefs
+        unified["active_intents"] = [b["intent"] for b in beliefs if b["intent"] is not None]
+    return unified
+
+
+def dialogue_to_unified(dialogue, split, schemas, train_services, file):
+    """One SGD dialogue as a unified record.
+
+    ``schemas``: the split's service schemas by name; ``train_services``: service names of
+    the train schema (a frame whose service is not there is unseen), or None if unknown.
+    """
+    record = f"dialogue {dialogue['dialogue_id']}"
+    canonical = canonical_values(dialogue)
+    dialog = [
+        turn_to_unified(turn, canonical, train_services, _Checker(file, f"{record}: turns[{t}]"))
+        for t, turn in enumerate(dialogue["turns"])
+    ]
+    services = dialogue["services"]
+    missing = [s for s in services if s not in schemas]
+    if missing:
+        raise SourceFormatError(file, record, "services", f"services {missing} are not in the split's schema.json")
+    return {
+        "turn": "multi",
+        "domain": services,
+        "locale": "en",
+        "dialog": dialog,
+        "knowledge": {"type": "schema", "value": {"schema": [schemas[s] for s in services]}},
+        "dialogue_id": dialogue_id("sgd", split, dialogue["dialogue_id"]),
+        "original_id": dialogue["dialogue_id"],
+        "corpus": "sgd",
+        "split": split,
+        "unseen_domains": None if train_services is None else [s for s in services if s not in train_services],
+    }
+
+
+def unified_to_source(record):
+    """Inverse of dialogue_to_unified: the source dialogue, exactly."""
+    return {
+        "dialogue_id": record["original_id"],
+        "services": record["domain"],
+        "turns": [unified_turn_to_source(turn) for turn in record["dialog"]],
+    }
+
+
+def unified_turn_to_source(turn):
+    acts_by_service = {}
+    for act in turn["dialog_acts"]:
+        acts_by_service.setdefault(act["domain"], []).append(_act_to_action(act))
+    beliefs = {b["domain"]: b for b in turn["belief_state"] or []}
+    query, result = turn["query"], turn["querying_result"]
+    frames = []
+    for f in turn["frames"]:
+        service = f["service"]
+        frame = {
+            "actions": acts_by_service.get(service, []),
+            "service": service,
+            "slots": [{"exclusive_end": s["end"], "slot": s["slot"], "start": s["start"]} for s in f["slots"]],
+        }
+        if service in beliefs:
+            frame["state"] = _belief_to_state(beliefs[service])
+        if query is not None and query["domain"] == service:
+            frame["service_call"] = {"method": query["method"], "parameters": _mapping(query["parameters"])}
+        if result is not None and result["domain"] == service:
+            frame["service_results"] = [_mapping(r) for r in result["results"]]
+        frames.append(frame)
+    return {"frames": frames, "speaker": turn["roles"][0], "utterance": turn["utterance"]}
+
+
+def _act_to_action(act):
+    if not act["slot_value_table"]:
+        return {"act": act["act"], "canonical_values": [], "slot": "", "values": []}
+    (entry,) = act["slot_value_table"]
+    return {
+        "act": act["act"],
+        "canonical_values": [v["cononical_value"] for v in entry["values"]],
+        "slot": entry["slot"],
+        "values": [v["value"] for v in entry["values"]],
+    }
+
+
+def _belief_to_state(belief):
+    return {
+        "active_intent": NO_INTENT if belief["intent"] is None else belief["intent"],
+        "requested_slots": belief["requested_slots"],
+        "slot_values": {e["slot"]: [v["value"] for v in e["values"]] for e in belief["informed_slot_value_table"]},
+    }
