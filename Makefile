@@ -6,7 +6,7 @@ VENV ?= .venv
 VENV5 ?= .venv-datasets5
 PYTEST_ARGS ?=
 
-.PHONY: setup demo test test3 test5 clean
+.PHONY: setup demo test test3 test5 roundtrip clean
 
 setup: $(VENV)/.installed $(VENV5)/.installed
 
@@ -30,6 +30,10 @@ test3: $(VENV)/.installed
 
 test5: $(VENV5)/.installed
 	$(VENV5)/bin/python -m pytest $(PYTEST_ARGS)
+
+# Byte-exact round trip of a local copy: make roundtrip DATA=../shared/data/sgd
+roundtrip: $(VENV)/.installed
+	$(VENV)/bin/python -m unified_dialogue.roundtrip sgd $(DATA)
 
 clean:
 	rm -rf $(VENV) $(VENV5) build *.egg-info

@@ -151,3 +151,18 @@ def test_invalid_json_names_the_file(tmp_path):
     (copy / "test" / "dialogues_001.json").write_text('[{"dialogue_id": "1_0"')
     with pytest.raises(sgd.SourceFormatError, match=r"^test/dialogues_001.json: whole file: field '\(json\)': invalid JSON"):
         load("sgd", data_dir=str(copy), cache_dir=str(tmp_path / "c"), verification_mode="no_checks")
+
+
+def test_roundtrip_command_checks_every_file_and_can_fail(tmp_path):
+    import shutil
+
+    from unified_dialogue.roundtrip import sgd_mismatches
+
+    results = list(sgd_mismatches(str(fixture_dir("sgd")), str(tmp_path / "a")))
+    assert len(results) == 2 * 4 and all(same for _, _, same in results)
+    copy = tmp_path / "copy"
+    shutil.copytree(fixture_dir("sgd"), copy)
+    path = copy / "dev" / "dialogues_001.json"
+    path.write_text(json.dumps(json.loads(path.read_text()), indent=4))
+    bad = [(config, file) for config, file, same in sgd_mismatches(str(copy), str(tmp_path / "b")) if not same]
+    assert bad == [("unified", str(path)), ("original", str(path))]
