@@ -35,5 +35,34 @@ test5: $(VENV5)/.installed
 roundtrip: $(VENV)/.installed
 	$(VENV)/bin/python -m unified_dialogue.roundtrip sgd $(DATA)
 
+# Dataset cards, export and publishing (README, "Publishing"). CORPUS: sgd, ... or all.
+#   make cards [DATA=../shared/data]   re-render dataset_cards/; with DATA, recompute the statistics
+#   make export CORPUS=sgd [EXPORT_ARGS="--data-dir PATH --no-checks"]   writes export/$(CORPUS)
+#   make publish CORPUS=sgd REPO=owner/name [PRIVATE=1] [BRANCH=name] [PR=1] [EXPORT_ARGS=...]
+CORPUS ?= sgd
+EXPORT_ARGS ?=
+.PHONY: cards export publish
+
+cards: $(VENV)/.installed
+	$(VENV)/bin/python -m unified_dialogue.cards $(if $(DATA),--data $(DATA))
+
+export: $(VENV)/.installed
+	$(VENV)/bin/python -m unified_dialogue.export $(CORPUS) --out export/$(CORPUS) $(EXPORT_ARGS)
+
+publish: $(VENV)/.installed
+	@test -n "$(REPO)" || { echo "make publish: set REPO=owner/name" >&2; exit 2; }
+	$(VENV)/bin/python -m unified_dialogue.publish $(CORPUS) --repo $(REPO) $(if $(PRIVATE),--private) \
+		$(if $(BRANCH),--branch $(BRANCH)) $(if $(PR),--create-pr) $(EXPORT_ARGS)
+
+# Build times and peak memory next to parsing the JSON (README, "Benchmark"):
+#   make bench DATA=../shared/data/sgd [SCALE=4] [REPEAT=5] [BENCH_ARGS="--ccpe FILE --faithdial DIR"]
+SCALE ?= 1
+REPEAT ?= 5
+.PHONY: bench
+
+bench: $(VENV)/.installed
+	$(VENV)/bin/python -m unified_dialogue.bench --data $(or $(DATA),tests/fixtures/sgd) --scale $(SCALE) \
+		--repeat $(REPEAT) $(BENCH_ARGS)
+
 clean:
 	rm -rf $(VENV) $(VENV5) build *.egg-info

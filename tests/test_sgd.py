@@ -144,6 +144,20 @@ def test_bad_file_error_names_file_dialogue_and_field(tmp_path):
         "dev/dialogues_001.json: dialogue 5_00103: field 'turns[2].frames[0].actions[0].act': unknown USER act 'SHRUG'")
 
 
+def test_bad_file_converted_in_a_worker_process_gives_the_same_error(tmp_path):
+    import shutil
+    copy = tmp_path / "copy"
+    shutil.copytree(fixture_dir("sgd"), copy)
+    path = copy / "train" / "dialogues_002.json"  # train has two files: num_proc=2 uses worker processes
+    dialogues = json.loads(path.read_text())
+    dialogues[1]["turns"][0]["frames"][0]["slots"] = [{"slot": "x", "start": "1", "exclusive_end": 2}]
+    path.write_text(json.dumps(dialogues))
+    with pytest.raises(sgd.SourceFormatError) as error:
+        load("sgd", data_dir=str(copy), cache_dir=str(tmp_path / "c"), verification_mode="no_checks", num_proc=2)
+    assert str(error.value) == (f"train/dialogues_002.json: dialogue {dialogues[1]['dialogue_id']}: "
+                                "field 'turns[0].frames[0].slots[0].start': expected int, got str '1'")
+
+
 def test_invalid_json_names_the_file(tmp_path):
     import shutil
     copy = tmp_path / "copy"

@@ -1,6 +1,7 @@
 """The real download path, against a server on 127.0.0.1 that serves the SGD fixtures in
 the upstream URL layout; and local copies through data_dir."""
 
+import json
 import shutil
 import time
 
@@ -76,6 +77,17 @@ def test_partial_local_copy_needs_no_checks(tmp_path):
                verification_mode="no_checks")
     assert "test" not in dsd
     assert dsd["train"].num_rows == expected_counts("sgd")["train"]["dialogues"]
+
+
+def test_partial_local_copy_without_a_split_folder_loads_every_config(tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(fixture_dir("sgd"), copy)
+    shutil.rmtree(copy / "test")
+    for config in ("unified", "original", "schema"):
+        dsd = load("sgd", config, data_dir=str(copy), checksums=checksums("sgd"),
+                   cache_dir=str(tmp_path / config), verification_mode="no_checks")
+        assert sorted(dsd) == ["train", "validation"], config
+    assert dsd["train"].num_rows == len(json.loads((copy / "train" / "schema.json").read_text()))
 
 
 def test_local_copy_is_verified(tmp_path):

@@ -1,6 +1,7 @@
 """The SGD mapping functions one by one, on small records in the source format."""
 
 import copy
+import json
 
 import pytest
 
@@ -126,7 +127,7 @@ def dialogue():
     ]}
 
 
-@pytest.mark.parametrize("edit, field, problem", [
+BAD_INPUTS = [
     (lambda d: d["turns"][0].pop("speaker"), "turns[0].speaker", "missing"),
     (lambda d: d["turns"][0].update(utterance=3), "turns[0].utterance", "expected str"),
     (lambda d: d["turns"][0]["frames"][0]["slots"][0].update(exclusive_end=99), "turns[0].frames[0].slots[0]", "outside"),
@@ -137,7 +138,10 @@ def dialogue():
      "turns[0].frames[0].state.slot_values.time", "expected list"),
     (lambda d: d["turns"][0]["frames"][1]["slots"].append({"slot": "x", "start": "1", "exclusive_end": 2}),
      "turns[0].frames[1].slots[0].start", "expected int"),
-])
+]
+
+
+@pytest.mark.parametrize("edit, field, problem", BAD_INPUTS)
 def test_bad_input_names_file_dialogue_and_field(edit, field, problem):
     bad = copy.deepcopy(dialogue())
     edit(bad)
@@ -148,6 +152,33 @@ def test_bad_input_names_file_dialogue_and_field(edit, field, problem):
     assert error.value.field == field
     assert problem in error.value.problem
     assert str(error.value).startswith("train/dialogues_001.json: dialogue 1_00000: field '")
+
+
+@pytest.mark.parametrize("edit, field, problem", BAD_INPUTS + [
+    (lambda d: d["turns"][1].update(speaker="WIZARD"), "turns[1].speaker", "unknown speaker"),
+    (lambda d: d["turns"][0]["frames"][0]["slots"][0].update(start=True), "turns[0].frames[0].slots[0].start",
+     "expected int, got bool"),
+    (lambda d: d["turns"][0]["frames"][0].update(service_call=None), "turns[0].frames[0].service_call",
+     "expected dict, got NoneType"),
+])
+def test_decoding_a_file_reports_what_validation_reports(edit, field, problem):
+    bad = copy.deepcopy(dialogue())
+    edit(bad)
+    data = json.dumps([dialogue(), bad]).encode()
+    with pytest.raises(SourceFormatError) as error:
+        sgd.decode_dialogues(data, "train/dialogues_001.json")
+    assert (error.value.record, error.value.field) == ("dialogue 1_00000", field)
+    assert problem in error.value.problem
+    assert str(error.value) == str(pytest.raises(SourceFormatError, sgd.validate_dialogue, bad,
+                                                 "train/dialogues_001.json", 1).value)
+
+
+def test_decoding_gives_what_json_gives_even_where_the_fast_decoder_refuses():
+    odd = dialogue()
+    odd["turns"][1]["utterance"] = "\ud800"  # a lone surrogate, which json accepts
+    for dialogues in ([dialogue()], [odd]):
+        data = json.dumps(dialogues).encode()
+        assert sgd.decode_dialogues(data, "f")[0]["turns"] == json.loads(data)[0]["turns"]
 
 
 def test_valid_dialogue_passes_and_round_trips():

@@ -8,6 +8,10 @@ class SourceFormatError(ValueError):
         self.file, self.record, self.field, self.problem = file, record, field, problem
         super().__init__(f"{file}: {record}: field '{field}': {problem}")
 
+    def __reduce__(self):
+        # rebuilt from its parts, so that it comes back intact from a worker process
+        return type(self), (self.file, self.record, self.field, self.problem)
+
 
 class ChecksumError(ValueError):
     """A downloaded or local file whose size or sha256 differs from the checksum table."""

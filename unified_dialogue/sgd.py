@@ -1,8 +1,12 @@
 """Schema-Guided Dialogue (SGD / DSTC8): validation, the three config mappings, and the
 reverse mappings back to the source format. Pure functions, no I/O."""
 
+from typing import Dict, List, TypedDict
+
+import msgspec
 from datasets import Features
 
+from .builder import decode_json_list
 from .errors import SourceFormatError
 from .features import SERVICE_SCHEMA, STRING, INT, UNIFIED_FEATURES, dialogue_id
 
@@ -40,6 +44,97 @@ SCHEMA_FEATURES = Features(SERVICE_SCHEMA)
 FEATURES = {"unified": UNIFIED_FEATURES, "original": ORIGINAL_FEATURES, "schema": SCHEMA_FEATURES}
 
 
+# ---------------------------------------------------------------- the source format, as types
+
+class Span(TypedDict):
+    slot: str
+    start: int
+    exclusive_end: int
+
+
+class Action(TypedDict):
+    act: str
+    slot: str
+    values: List[str]
+    canonical_values: List[str]
+
+
+class State(TypedDict):
+    active_intent: str
+    requested_slots: List[str]
+    slot_values: Dict[str, List[str]]
+
+
+class ServiceCall(TypedDict):
+    method: str
+    parameters: Dict[str, str]
+
+
+class _FrameKeys(TypedDict):
+    service: str
+    slots: List[Span]
+    actions: List[Action]
+
+
+class Frame(_FrameKeys, total=False):
+    state: State
+    service_call: ServiceCall
+    service_results: List[Dict[str, str]]
+
+
+class Turn(TypedDict):
+    speaker: str
+    utterance: str
+    frames: List[Frame]
+
+
+class Dialogue(TypedDict):
+    dialogue_id: str
+    services: List[str]
+    turns: List[Turn]
+
+
+# Decodes a dialogues file into the dicts json.loads gives, checking every type as it goes.
+DIALOGUES = msgspec.json.Decoder(List[Dialogue])
+
+
+def decode_dialogues(data, file):
+    """The dialogues of a file's bytes, fully validated: the types while decoding, the
+    rest by values_valid; validate_dialogue names the first error."""
+    dialogues = decode_json_list(data, file, DIALOGUES, validate_dialogue)
+    for index, dialogue in enumerate(dialogues):
+        if not values_valid(dialogue):
+            validate_dialogue(dialogue, file, index)
+    return dialogues
+
+
+def values_valid(dialogue):
+    """Whether a dialogue of the right types passes the checks of validate_dialogue that
+    types cannot express: speakers, acts, span bounds and canonical value counts."""
+    for turn in dialogue["turns"]:
+        acts = ACTS.get(turn["speaker"])
+        if acts is None:
+            return False
+        length = len(turn["utterance"])
+        for frame in turn["frames"]:
+            for span in frame["slots"]:
+                if not 0 <= span["start"] <= span["exclusive_end"] <= length:
+                    return False
+            for action in frame["actions"]:
+                if action["act"] not in acts or len(action["values"]) != len(action["canonical_values"]):
+                    return False
+    return True
+
+
+def file_records(data, file, config, split, schemas, train_services):
+    """The records of one dialogues file (its bytes) in ``config``, ``unified`` or
+    ``original``; see dialogue_to_unified for ``schemas`` and ``train_services``."""
+    dialogues = decode_dialogues(data, file)
+    if config == "original":
+        return map(dialogue_to_original, dialogues)
+    return (dialogue_to_unified(d, split, schemas, train_services, file) for d in dialogues)
+
+
 # ---------------------------------------------------------------- validation
 
 class _Checker:
@@ -73,6 +168,18 @@ class _Checker:
         for key, item in self.check(value, dict, field).items():
             item_check(item, f"{field}.{key}")
         return value
+
+
+class _TurnChecker(_Checker):
+    """A _Checker naming turn ``index`` of a dialogue; the name is formatted only when an
+    error needs it, not for every turn."""
+
+    def __init__(self, file, dialogue, index):
+        self.file, self.dialogue, self.index = file, dialogue, index
+
+    @property
+    def record(self):
+        return f"{self.dialogue}: turns[{self.index}]"
 
 
 def _record_name(kind, obj, key, index):
@@ -241,10 +348,12 @@ def canonical_values(dialogue):
         for frame in turn["frames"]:
             service = frame["service"]
             for action in frame["actions"]:
+                slot = action["slot"]
                 for value, canonical in zip(action["values"], action["canonical_values"]):
-                    known.setdefault((service, action["slot"], value), canonical)
-            for slot, value in frame.get("service_call", {}).get("parameters", {}).items():
-                known.setdefault((service, slot, value), value)
+                    known.setdefault((service, slot, value), canonical)
+            if "service_call" in frame:
+                for slot, value in frame["service_call"]["parameters"].items():
+                    known.setdefault((service, slot, value), value)
     return known
 
 
@@ -331,7 +440,7 @@ def dialogue_to_unified(dialogue, split, schemas, train_services, file):
     record = f"dialogue {dialogue['dialogue_id']}"
     canonical = canonical_values(dialogue)
     dialog = [
-        turn_to_unified(turn, canonical, train_services, _Checker(file, f"{record}: turns[{t}]"))
+        turn_to_unified(turn, canonical, train_services, _TurnChecker(file, record, t))
         for t, turn in enumerate(dialogue["turns"])
     ]
     services = dialogue["services"]

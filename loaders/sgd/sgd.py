@@ -4,6 +4,8 @@ Configs: ``unified`` (default), ``original`` (the source, lossless), ``schema`` 
 service schemas only). Splits: train, validation (upstream ``dev``), test.
 """
 
+import functools
+
 import datasets
 
 from unified_dialogue import builder, sgd
@@ -48,9 +50,12 @@ class Sgd(builder.CorpusBuilder):
         files = self.fetch(dl_manager, wanted, pattern)
         generators = []
         for split, folder in sgd.SPLIT_DIRS.items():
+            if not any(p.startswith(f"{folder}/") for p in table):
+                continue  # the table of a mirror or copy that has only some splits
             dialogue_files = sorted(p for p in files if p.startswith(f"{folder}/dialogues_"))
-            if not self.verify and not (dialogue_files or self.config.name == "schema"):
-                continue  # a partial local copy without this split's dialogues
+            needed = f"{folder}/schema.json" in files if self.config.name == "schema" else dialogue_files
+            if not self.verify and not needed:
+                continue  # a partial local copy without this split
             generators.append(datasets.SplitGenerator(name=split, gen_kwargs={
                 "split": split,
                 "schema": (f"{folder}/schema.json", files.get(f"{folder}/schema.json")),
@@ -65,18 +70,10 @@ class Sgd(builder.CorpusBuilder):
         if self.config.name == "schema":
             yield from self.to_tables(services.values(), split)
             return
-        train_services = None if train_schema[1] is None else self._read_services(train_schema, verify)
-        for relpath, path in dialogue_files:
-            dialogues = self.read_json_list(path, relpath, verify)
-            yield from self.to_tables(self._records(dialogues, relpath, split, services, train_services), relpath)
-
-    def _records(self, dialogues, relpath, split, services, train_services):
-        for index, dialogue in enumerate(dialogues):
-            sgd.validate_dialogue(dialogue, relpath, index)
-            if self.config.name == "original":
-                yield sgd.dialogue_to_original(dialogue)
-            else:
-                yield sgd.dialogue_to_unified(dialogue, split, services, train_services, relpath)
+        train_services = None if train_schema[1] is None else frozenset(self._read_services(train_schema, verify))
+        convert = functools.partial(sgd.file_records, config=self.config.name, split=split, schemas=services,
+                                    train_services=train_services)
+        yield from self.tables_of_files(dialogue_files, convert, verify)
 
     def _read_services(self, schema, verify):
         relpath, path = schema

@@ -1,0 +1,415 @@
+"""Benchmark: what building a corpus costs next to reading its JSON.
+
+``python -m unified_dialogue.bench --data DIR [--scale N] [--repeat R]`` (``make bench``)
+times, on the same files of each corpus: the floor (stdlib ``json.load`` of every file,
+touching every dialogue), ``datasets``' own JSON loader, builds of ``unified`` and
+``original`` into a fresh cache with one process and with ``num_proc=2``, streaming (first
+and last record) and loading again from the cache. ``DIR`` is an SGD copy in the upstream
+layout; ``--scale N`` links every dialogue file N times under new names, to show how time
+and memory grow with the corpus. CCPE and FaithDial, which have samples only, are
+replicated to about their upstream size (times N) from ``--ccpe`` and ``--faithdial``
+(by default the test fixtures), when their loaders exist.
+
+Every measurement runs in a fresh Python process, so that its peak RSS is its own; the
+time is that of the operation alone (imports excluded). Each row gives the median over
+``--repeat`` runs. The peak RSS of a multi-process build is that of its largest process.
+Linux only (peak RSS comes from /proc).
+"""
+
+import argparse
+import glob
+import hashlib
+import importlib.util
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+MIB = 1024 * 1024
+
+
+# ---------------------------------------------------------------- inputs
+
+@dataclass
+class Corpus:
+    """A benchmark input: a data_dir for the loader, its checksum table, and the source
+    files as the loader reads them (the floor parses the same files)."""
+
+    name: str
+    data_dir: str
+    checksums: str
+    json_files: dict  # split -> paths
+    configs: tuple
+
+    @property
+    def num_bytes(self):
+        return sum(os.path.getsize(p) for files in self.json_files.values() for p in files)
+
+    @property
+    def several_files_a_split(self):
+        return any(len(files) > 1 for files in self.json_files.values())
+
+
+def _sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(MIB), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _make_tree(dst, files):
+    """Write ``{relpath: source path (linked) or a JSON value (written)}`` under ``dst``,
+    with a checksum table of every file; returns the table's path."""
+    digests = {}
+    rows = ["path\tnum_bytes\tsha256"]
+    for relpath, content in sorted(files.items()):
+        target = os.path.join(dst, relpath)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if isinstance(content, str):
+            os.symlink(os.path.abspath(content), target)
+        else:
+            with open(target, "w", encoding="utf-8") as f:
+                json.dump(content, f, indent=2)
+        key = content if isinstance(content, str) else target
+        if key not in digests:
+            digests[key] = (os.path.getsize(target), _sha256(target))
+        rows.append(f"{relpath}\t{digests[key][0]}\t{digests[key][1]}")
+    table = os.path.join(dst, "SHA256SUMS.tsv")
+    with open(table, "w", encoding="utf-8") as f:
+        f.write("\n".join(rows) + "\n")
+    return table
+
+
+def prepare_sgd(source, dst, scale):
+    """An SGD copy (``source`` in the upstream layout) whose split folders hold each
+    dialogue file ``scale`` times, renumbered in order, so that every copy is read like an
+    upstream file."""
+    from unified_dialogue.sgd import SPLIT_DIRS
+
+    files, json_files = {}, {}
+    for split, folder in SPLIT_DIRS.items():
+        dialogue_files = sorted(glob.glob(os.path.join(source, folder, "dialogues_*.json")))
+        schema = os.path.join(source, folder, "schema.json")
+        if not dialogue_files or not os.path.exists(schema):
+            continue
+        files[f"{folder}/schema.json"] = schema
+        width = max(3, len(str(len(dialogue_files) * scale)))
+        for number, path in enumerate((p for _ in range(scale) for p in dialogue_files), start=1):
+            files[f"{folder}/dialogues_{number:0{width}d}.json"] = path
+        json_files[split] = [os.path.join(dst, p) for p in sorted(files) if p.startswith(f"{folder}/dialogues_")]
+    if not json_files:
+        raise SystemExit(f"{source}: no SGD split folder with schema.json and dialogues_*.json")
+    return Corpus("sgd", dst, _make_tree(dst, files), json_files, ("unified", "original"))
+
+
+# CCPE and FaithDial have small samples only: replicated up to about the upstream size
+# (502 conversations; 5,649 dialogues in 23 fixture dialogues' files), times ``scale``.
+CCPE_CONVERSATIONS = 502
+FAITHDIAL_COPIES = 250
+
+
+def prepare_ccpe(source, dst, scale, conversations=CCPE_CONVERSATIONS):
+    """A CCPE ``data.json`` of ``conversations * scale`` conversations, those of ``source``
+    (a file in the upstream layout) repeated under new ids."""
+    with open(source, encoding="utf-8") as f:
+        sample = json.load(f)
+    count = conversations * scale
+    data = [{**c, "conversationId": f"{c['conversationId']}-{n}"}
+            for n, c in zip(range(count), (c for _ in range(count) for c in sample))]
+    table = _make_tree(dst, {"data.json": data})
+    return Corpus("ccpe", dst, table, {"train": [os.path.join(dst, "data.json")]}, ("unified", "original"))
+
+
+def prepare_faithdial(source, dst, scale, copies=FAITHDIAL_COPIES):
+    """FaithDial files whose dialogues are those of ``source`` (a folder holding ``data/``)
+    ``copies * scale`` times, each copy with new ``dialog_idx`` values."""
+    from unified_dialogue.faithdial import SPLIT_FILES
+
+    files, json_files = {}, {}
+    for split, relpath in SPLIT_FILES.items():
+        path = os.path.join(source, relpath)
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            dialogues = json.load(f)
+        step = 1 + max((d.get("dialog_idx", 0) for d in dialogues), default=0)
+        files[relpath] = [
+            {**d, "dialog_idx": d["dialog_idx"] + copy * step} if "dialog_idx" in d else d
+            for copy in range(copies * scale) for d in dialogues
+        ]
+        json_files[split] = [os.path.join(dst, relpath)]
+    return Corpus("faithdial", dst, _make_tree(dst, files), json_files, ("unified", "original"))
+
+
+PREPARERS = {"sgd": prepare_sgd, "ccpe": prepare_ccpe, "faithdial": prepare_faithdial}
+# Inputs of the corpora other than SGD when none is given: the test fixtures.
+DEFAULT_SOURCES = {
+    "ccpe": os.path.join("tests", "fixtures", "ccpe", "sample-data.json"),
+    "faithdial": os.path.join("tests", "fixtures", "faithdial"),
+}
+
+
+def has_loader(corpus):
+    return importlib.util.find_spec(f"loaders.{corpus}.{corpus}") is not None
+
+
+# ---------------------------------------------------------------- measurements (child side)
+
+def _peak_rss():
+    # ru_maxrss of this process would still hold its parent's peak from before exec.
+    with open("/proc/self/status", encoding="ascii") as f:
+        own = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, workers) * 1024  # both in KiB
+
+
+def measure_floor(spec):
+    started = time.perf_counter()
+    records = 0
+    for files in spec["json_files"].values():
+        for path in files:
+            with open(path, "rb") as f:
+                dialogues = json.load(f)
+            for dialogue in dialogues:
+                records += len(dialogue) > 0
+    return {"seconds": time.perf_counter() - started, "records": records}
+
+
+def measure_datasets_json(spec):
+    import datasets
+
+    started = time.perf_counter()
+    try:
+        dsd = datasets.load_dataset("json", data_files=spec["json_files"], cache_dir=spec["cache_dir"])
+    except Exception as error:  # the row says why the installed datasets cannot read the files
+        cause = error.__cause__ or error
+        return {"error": f"{type(cause).__name__}: {cause}".splitlines()[0][:70]}
+    return {"seconds": time.perf_counter() - started, "records": sum(ds.num_rows for ds in dsd.values())}
+
+
+def _load(spec, **kwargs):
+    from unified_dialogue import load
+
+    return load(spec["corpus"], spec["config"], data_dir=spec["data_dir"], checksums=spec["checksums"],
+                cache_dir=spec["cache_dir"], **kwargs)
+
+
+def measure_build(spec):
+    started = time.perf_counter()
+    dsd = _load(spec, num_proc=spec.get("num_proc"))
+    seconds = time.perf_counter() - started
+    return {"seconds": seconds, "records": sum(ds.num_rows for ds in dsd.values())}
+
+
+def _arrow_files(folder):
+    return {path: os.path.getmtime(path) for path in glob.glob(os.path.join(folder, "**", "*.arrow"), recursive=True)}
+
+
+def measure_reload(spec):
+    from datasets.table import MemoryMappedTable
+
+    before = _arrow_files(spec["cache_dir"])
+    started = time.perf_counter()
+    dsd = _load(spec)
+    seconds = time.perf_counter() - started
+    mapped = all(isinstance(ds.data, MemoryMappedTable) for ds in dsd.values())
+    note = "memory-mapped" if mapped else "NOT memory-mapped"
+    if _arrow_files(spec["cache_dir"]) != before:
+        # e.g. the package's code changed between the build and this load
+        note += "; REBUILT, the cache was not used"
+    return {"seconds": seconds, "records": sum(ds.num_rows for ds in dsd.values()), "note": note}
+
+
+def measure_stream(spec):
+    started = time.perf_counter()
+    first, records = None, 0
+    for split in _load(spec, streaming=True).values():
+        for _ in split:
+            records += 1
+            if first is None:
+                first = time.perf_counter() - started
+    return {"seconds": time.perf_counter() - started, "first": first, "records": records}
+
+
+MEASURES = {
+    "floor": measure_floor,
+    "datasets_json": measure_datasets_json,
+    "build": measure_build,
+    "reload": measure_reload,
+    "stream": measure_stream,
+}
+
+
+def child_main(spec):
+    if spec["measure"] != "floor":  # imports are not part of what is timed
+        import datasets
+
+        from unified_dialogue.api import builder_class
+
+        datasets.disable_progress_bars()
+        builder_class(spec["corpus"])
+    result = MEASURES[spec["measure"]](spec)
+    result["peak_rss"] = _peak_rss()
+    print(json.dumps(result))
+
+
+# ---------------------------------------------------------------- runs (parent side)
+
+@dataclass
+class Row:
+    label: str
+    spec: dict
+    needs_cache: bool = False  # reload: a build into the same cache first, untimed
+    results: list = field(default_factory=list)
+
+
+def rows_for(corpus):
+    base = {"corpus": corpus.name, "data_dir": corpus.data_dir, "checksums": corpus.checksums,
+            "json_files": corpus.json_files}
+    rows = [
+        Row(f"{corpus.name}: floor, json.load", {**base, "measure": "floor"}),
+        Row(f"{corpus.name}: datasets' json loader", {**base, "measure": "datasets_json"}),
+    ]
+    for config in corpus.configs:
+        spec = {**base, "config": config, "measure": "build"}
+        rows.append(Row(f"{corpus.name} {config}: build, 1 process", spec))
+        if corpus.several_files_a_split:  # otherwise a second process has nothing to do
+            rows.append(Row(f"{corpus.name} {config}: build, num_proc=2", {**spec, "num_proc": 2}))
+    spec = {**base, "config": corpus.configs[0]}
+    rows.append(Row(f"{corpus.name} {corpus.configs[0]}: streaming", {**spec, "measure": "stream"}))
+    rows.append(Row(f"{corpus.name} {corpus.configs[0]}: reload from cache", {**spec, "measure": "reload"},
+                    needs_cache=True))
+    return rows
+
+
+def run_child(spec, env):
+    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)],
+                          env=env, capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        raise RuntimeError(f"benchmark step {spec['measure']} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_row(row, workdir, env):
+    cache_dir = tempfile.mkdtemp(prefix="cache-", dir=workdir)
+    try:
+        spec = {**row.spec, "cache_dir": cache_dir}
+        if row.needs_cache:
+            run_child({**spec, "measure": "build"}, env)
+        row.results.append(run_child(spec, env))
+    finally:
+        shutil.rmtree(cache_dir, ignore_errors=True)
+
+
+def _median(row, key):
+    values = [r[key] for r in row.results if r.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+def format_table(rows):
+    lines = [f"{'':<40}{'median s':>10}{'× floor':>9}{'peak RSS MiB':>14}{'records':>9}  note", "-" * 100]
+    floors, one_process = {}, {}
+    for row in rows:
+        errors = [r["error"] for r in row.results if "error" in r]
+        if errors:
+            lines.append(f"{row.label:<40}{'-':>10}{'-':>9}{'-':>14}{'-':>9}  cannot read the files: {errors[0]}")
+            continue
+        seconds, rss = _median(row, "seconds"), _median(row, "peak_rss")
+        corpus, measure = row.spec["corpus"], row.spec["measure"]
+        if measure == "floor":
+            floors[corpus] = seconds
+        ratio = f"{seconds / floors[corpus]:.2f}" if floors.get(corpus) else ""
+        records = "/".join(str(n) for n in sorted({r["records"] for r in row.results}))
+        notes = sorted({r["note"] for r in row.results if "note" in r})
+        if measure == "stream":
+            notes.append(f"first record after {_median(row, 'first'):.3f} s")
+        if measure == "build":
+            key = (corpus, row.spec["config"])
+            if not row.spec.get("num_proc"):
+                one_process[key] = seconds
+            elif key in one_process:
+                notes.append(f"speed-up over 1 process: {one_process[key] / seconds:.2f}×")
+        lines.append(f"{row.label:<40}{seconds:>10.3f}{ratio:>9}{rss / MIB:>14.0f}{records:>9}  {'; '.join(notes)}")
+    return "\n".join(lines)
+
+
+def child_env(workdir):
+    env = dict(os.environ)
+    # Nothing outside the work folder: no network, no user cache.
+    env.update(HF_HOME=os.path.join(workdir, "hf-home"), HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1")
+    return env
+
+
+def prepare(sources, scale, workdir, out):
+    """The corpora to measure: SGD, and each other corpus whose loader and input exist."""
+    corpora = []
+    for name, source in sources.items():
+        if not has_loader(name):
+            out(f"{name}: no loader in this checkout, no rows")
+        elif source is None or not os.path.exists(source):
+            out(f"{name}: input {source} not found, no rows")
+        else:
+            corpus = PREPARERS[name](source, os.path.join(workdir, name), scale)
+            files = sum(len(f) for f in corpus.json_files.values())
+            out(f"{name}: {source} × {scale}: {files} source files, {corpus.num_bytes / MIB:.1f} MiB")
+            corpora.append(corpus)
+    return corpora
+
+
+def run(sources, scale=1, repeat=5, out=print):
+    """Prepare the inputs (``{corpus: path}``), run every row ``repeat`` times, interleaved,
+    and return the table."""
+    import datasets
+
+    workdir = tempfile.mkdtemp(prefix="unified-dialogue-bench-")
+    try:
+        corpora = prepare(sources, scale, workdir, out)
+        out(f"datasets {datasets.__version__}, Python {sys.version.split()[0]}, {os.cpu_count()} cores; "
+            f"median of {repeat} run(s), each in a fresh process")
+        env = child_env(workdir)
+        rows = [row for corpus in corpora for row in rows_for(corpus)]
+        for corpus in corpora:  # bring the files into the page cache before timing anything
+            run_child(rows_for(corpus)[0].spec, env)
+        for number in range(repeat):
+            for row in rows:
+                run_row(row, workdir, env)
+            out(f"  run {number + 1}/{repeat} done")
+        table = format_table(rows)
+        out(table)
+        return table
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default=os.path.join("tests", "fixtures", "sgd"),
+                        help="an SGD copy in the upstream layout (train/, dev/, test/)")
+    parser.add_argument("--ccpe", default=DEFAULT_SOURCES["ccpe"], help="a CCPE file in the upstream layout")
+    parser.add_argument("--faithdial", default=DEFAULT_SOURCES["faithdial"], help="a folder holding FaithDial's data/")
+    parser.add_argument("--scale", type=int, default=1, help="replicate every input this many times")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per row; the table gives medians")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child_main(json.loads(args.child))
+        return
+    if args.scale < 1 or args.repeat < 1:
+        parser.error("--scale and --repeat must be at least 1")
+    sources = {"sgd": args.data, "ccpe": args.ccpe, "faithdial": args.faithdial}
+    run(sources, args.scale, args.repeat, out=lambda line: print(line, flush=True))
+
+
+if __name__ == "__main__":
+    if not __package__:
+        # A child, started as a script so that the floor imports neither this package nor
+        # datasets; its folder must not shadow top-level modules.
+        sys.path.remove(os.path.dirname(os.path.abspath(__file__)))
+    main()
