@@ -13,7 +13,7 @@ def test_benchmark_runs_every_row_on_the_sgd_fixtures():
     table = bench.run({"sgd": str(fixture_dir("sgd"))}, scale=2, repeat=1, out=lines.append)
     rows = {line[:40].strip(): line for line in table.splitlines()[2:]}
     assert list(rows) == [
-        "sgd: floor, json.load", "sgd: datasets' json loader",
+        "sgd: floor, json.load", "sgd: floor, 2 processes", "sgd: datasets' json loader",
         "sgd unified: build, 1 process", "sgd unified: build, num_proc=2",
         "sgd original: build, 1 process", "sgd original: build, num_proc=2",
         "sgd unified: streaming", "sgd unified: reload from cache",
@@ -24,6 +24,7 @@ def test_benchmark_runs_every_row_on_the_sgd_fixtures():
             assert f" {dialogues} " in line, line
     assert "× floor" in table.splitlines()[0]
     assert "speed-up over 1 process" in rows["sgd unified: build, num_proc=2"]
+    assert "speed-up over 1 process" in rows["sgd: floor, 2 processes"]
     assert "first record after" in rows["sgd unified: streaming"]
     assert "memory-mapped" in rows["sgd unified: reload from cache"]
     assert "REBUILT" not in rows["sgd unified: reload from cache"]
