@@ -1,6 +1,7 @@
 """The real download path, against a server on 127.0.0.1 that serves the SGD fixtures in
 the upstream URL layout; and local copies through data_dir."""
 
+import hashlib
 import json
 import shutil
 import time
@@ -9,7 +10,7 @@ import pytest
 
 from conftest import checksums, expected_counts, fixture_dir
 from mirror import Mirror
-from unified_dialogue import load
+from unified_dialogue import load, sources
 from unified_dialogue.errors import ChecksumError, DownloadError, MissingFilesError
 
 PREFIX = "google-research-datasets/dstc8-schema-guided-dialogue/2aaccde45fd85e9c7d9887280a0c7acddc605107"
@@ -97,3 +98,10 @@ def test_local_copy_is_verified(tmp_path):
     path.write_bytes(path.read_bytes().replace(b'"USER"', b'"USER" ', 1))
     with pytest.raises(ChecksumError, match="train/dialogues_001.json"):
         load("sgd", data_dir=str(copy), checksums=checksums("sgd"), cache_dir=str(tmp_path / "c"))
+
+
+def test_file_sha256_reads_a_file_larger_than_one_block(tmp_path):
+    data = bytes(range(256)) * 8193  # just over two 1 MiB blocks
+    path = tmp_path / "big.bin"
+    path.write_bytes(data)
+    assert sources.file_sha256(str(path)) == hashlib.sha256(data).hexdigest()

@@ -18,7 +18,6 @@ Linux only (peak RSS comes from /proc).
 
 import argparse
 import glob
-import hashlib
 import importlib.util
 import json
 import os
@@ -56,17 +55,11 @@ class Corpus:
         return any(len(files) > 1 for files in self.json_files.values())
 
 
-def _sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(MIB), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _make_tree(dst, files):
     """Write ``{relpath: source path (linked) or a JSON value (written)}`` under ``dst``,
     with a checksum table of every file; returns the table's path."""
+    from unified_dialogue.sources import file_sha256
+
     digests = {}
     rows = ["path\tnum_bytes\tsha256"]
     for relpath, content in sorted(files.items()):
@@ -79,7 +72,7 @@ def _make_tree(dst, files):
                 json.dump(content, f, indent=2)
         key = content if isinstance(content, str) else target
         if key not in digests:
-            digests[key] = (os.path.getsize(target), _sha256(target))
+            digests[key] = (os.path.getsize(target), file_sha256(target))
         rows.append(f"{relpath}\t{digests[key][0]}\t{digests[key][1]}")
     table = os.path.join(dst, "SHA256SUMS.tsv")
     with open(table, "w", encoding="utf-8") as f:

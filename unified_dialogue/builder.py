@@ -98,17 +98,16 @@ def read_verified(path, relpath, record):
     return data
 
 
-def records_to_tables(records, schema):
-    """pa.Tables of BATCH_SIZE records each."""
-    tables, batch = [], []
-    for record in records:
-        batch.append(record)
-        if len(batch) == BATCH_SIZE:
-            tables.append(pa.Table.from_pylist(batch, schema=schema))
-            batch = []
-    if batch:
-        tables.append(pa.Table.from_pylist(batch, schema=schema))
-    return tables
+def batched_tables(records, schema):
+    """pa.Tables of BATCH_SIZE records each, made as they are asked for."""
+    records = iter(records)
+    while True:
+        with gc_paused():  # while a batch is mapped and converted, not across the yield
+            batch = list(itertools.islice(records, BATCH_SIZE))
+            if not batch:
+                return
+            table = pa.Table.from_pylist(batch, schema=schema)
+        yield table
 
 
 class FileTask(NamedTuple):
@@ -124,8 +123,10 @@ class FileTask(NamedTuple):
         return read_verified(self.path, self.relpath, self.record)
 
     def tables(self, data):
+        # Paused for the whole file, not batch by batch: the decoded file is alive all along,
+        # and a collection between batches would scan all of it.
         with gc_paused():
-            return records_to_tables(self.convert(data, self.relpath), self.schema)
+            return list(batched_tables(self.convert(data, self.relpath), self.schema))
 
 
 def convert_here(tasks):
@@ -258,16 +259,8 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
 
     def to_tables(self, records, key_prefix):
         """Yield ``(key, pa.Table)`` pairs of BATCH_SIZE records in the builder's schema."""
-        schema = self.info.features.arrow_schema
-        records, index = iter(records), 0
-        while True:
-            with gc_paused():  # while the batch is mapped and converted, not across the yield
-                batch = list(itertools.islice(records, BATCH_SIZE))
-                if not batch:
-                    return
-                table = pa.Table.from_pylist(batch, schema=schema)
+        for index, table in enumerate(batched_tables(records, self.info.features.arrow_schema)):
             yield f"{key_prefix}:{index}", table
-            index += 1
 
     def tables_of_files(self, files, convert, verify):
         """Yield ``(key, pa.Table)`` pairs for ``files`` (``(relpath, path)`` pairs), in order.

@@ -22,6 +22,7 @@ import datasets
 
 from .api import OUR_ERRORS
 from .export import ExportError, add_build_arguments, build_options, check_ready, export
+from .sources import file_sha256
 
 REPO_TYPE = "dataset"
 # Files of the repository that no export writes and publishing keeps.
@@ -81,14 +82,6 @@ def git_blob_id(path):
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def local_files(folder):
     """``{path in the repository: local path}`` of every file of an export folder."""
     files = {}
@@ -103,7 +96,7 @@ def same_content(local_path, remote):
     if os.path.getsize(local_path) != remote.size:
         return False
     if remote.lfs is not None:
-        return sha256(local_path) == remote.lfs.sha256
+        return file_sha256(local_path) == remote.lfs.sha256
     return git_blob_id(local_path) == remote.blob_id
 
 

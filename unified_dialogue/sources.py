@@ -53,6 +53,15 @@ def verify_bytes(data, record, name):
             )
 
 
+def file_sha256(path):
+    """The sha256 of a file, read a block at a time."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def download(dl_manager, base_url, paths, corpus):
     """Download ``paths`` (relative to ``base_url``); on failure say how to use ``data_dir``."""
     urls = {path: f"{base_url.rstrip('/')}/{path}" for path in paths}

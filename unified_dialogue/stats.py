@@ -2,11 +2,10 @@
 files they were computed from. Cards show these; nothing in a card's figures is typed in."""
 
 import glob
-import hashlib
 import os
 from collections import Counter
 
-from .sources import UNKNOWN, read_checksum_table
+from .sources import UNKNOWN, file_sha256, read_checksum_table
 
 SHARED_MEASURES = (("dialogues", "dialogues"), ("turns", "turns"), ("dialog_acts", "dialog acts"))
 # Columns the counting reads; ``knowledge`` (large for SGD) is left out.
@@ -49,14 +48,6 @@ def statistics(corpus, dataset_dict):
     return {split: split_statistics(corpus, dataset_dict[split]) for split in corpus.splits if split in dataset_dict}
 
 
-def _sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _check(record, digest):
     """How a file compares with its row of the checksum table."""
     if record is None:
@@ -83,7 +74,7 @@ def local_source(corpus, path, checksums=None):
             found.append((relpath, file, relpath))
     files = []
     for name, file, read_as in found:
-        digest = _sha256(file)
+        digest = file_sha256(file)
         entry = {"path": name, "num_bytes": os.path.getsize(file), "sha256": digest,
                  "check": _check(table.get(read_as), digest)}
         if read_as != name:
