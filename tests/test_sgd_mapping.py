@@ -6,7 +6,11 @@ import json
 import pytest
 
 from unified_dialogue import sgd
+from unified_dialogue.columns import columns_of
 from unified_dialogue.errors import SourceFormatError
+from unified_dialogue.features import TURN, UNIFIED_FEATURES
+
+TURN_TYPE = UNIFIED_FEATURES.arrow_schema.field("dialog").type.value_type
 
 
 def action(act, slot="", values=(), canonical=None):
@@ -14,15 +18,47 @@ def action(act, slot="", values=(), canonical=None):
     return {"act": act, "canonical_values": list(canonical or values), "slot": slot, "values": values}
 
 
+def frame_of(actions, service="Restaurants_1", slots=()):
+    return {"actions": actions, "service": service, "slots": list(slots)}
+
+
+def rows(add, arrow_type, *args):
+    """What ``add(columns, *args)`` writes into columns of ``arrow_type``, as Python rows."""
+    columns = columns_of(arrow_type)
+    add(columns, *args)
+    return columns.to_array(len(columns)).to_pylist()
+
+
+def dialog_acts(frame, utterance=""):
+    return rows(sgd.add_dialog_acts, TURN_TYPE.field("dialog_acts").type.value_type, frame, utterance, sgd.SYSTEM_ACTS)
+
+
+def unified_turn(turn, canonical=None, train_services=frozenset()):
+    (row,) = rows(sgd.add_turn, TURN_TYPE, turn, canonical or {}, train_services)
+    return row
+
+
 def test_act_without_slot_has_an_empty_table():
-    assert sgd.action_to_act(action("GOODBYE"), "Hotels_1", {}) == {
-        "act": "GOODBYE", "domain": "Hotels_1", "slot_value_table": []}
+    assert dialog_acts(frame_of([action("GOODBYE")], "Hotels_1")) == [{
+        "act": "GOODBYE", "domain": "Hotels_1", "slot_value_table": []}]
 
 
 def test_act_value_gets_canonical_value_and_span():
-    act = sgd.action_to_act(action("INFORM", "time", ["6 pm"], ["18:00"]), "Restaurants_1", {("time", "6 pm"): (10, 14)})
-    assert act["slot_value_table"] == [{"slot": "time", "values": [
-        {"value": "6 pm", "cononical_value": "18:00", "start": 10, "end": 14}]}]
+    utterance = "Book it at 6 pm, 6 pm."
+    spans = [{"slot": "time", "start": 11, "exclusive_end": 15}, {"slot": "time", "start": 17, "exclusive_end": 21}]
+    (act,) = dialog_acts(frame_of([action("INFORM", "time", ["6 pm"], ["18:00"])], slots=spans), utterance)
+    assert act["slot_value_table"] == [{"slot": "time", "relation": None, "values": [
+        {"value": "6 pm", "cononical_value": "18:00", "start": 11, "end": 15}]}]
+
+
+def test_act_values_keep_their_order_and_spans_match_slot_and_text():
+    utterance = "Moana or Frozen?"
+    spans = [{"slot": "title", "start": 9, "exclusive_end": 15}, {"slot": "genre", "start": 0, "exclusive_end": 5}]
+    acts = dialog_acts(frame_of([action("OFFER", "title", ["Moana", "Frozen"]), action("GOODBYE")], slots=spans),
+                       utterance)
+    assert [a["act"] for a in acts] == ["OFFER", "GOODBYE"]
+    assert [(v["value"], v["start"], v["end"]) for v in acts[0]["slot_value_table"][0]["values"]] == [
+        ("Moana", None, None), ("Frozen", 9, 15)]
 
 
 @pytest.mark.parametrize("source", [
@@ -32,7 +68,7 @@ def test_act_value_gets_canonical_value_and_span():
     action("REQUEST", "city"),
 ])
 def test_special_acts_are_kept_with_their_values(source):
-    act = sgd.action_to_act(source, "Restaurants_1", {})
+    (act,) = dialog_acts(frame_of([source]))
     (entry,) = act["slot_value_table"]
     assert entry["slot"] == source["slot"]
     assert [v["value"] for v in entry["values"]] == source["values"]
@@ -43,13 +79,14 @@ def test_special_acts_are_kept_with_their_values(source):
 def test_belief_state_keeps_every_variant_and_maps_none_intent():
     state = {"active_intent": "NONE", "requested_slots": ["phone"],
              "slot_values": {"city": ["NYC", "New York"], "time": ["6 pm"]}}
-    belief = sgd.state_to_belief(state, "Restaurants_1", {("Restaurants_1", "time", "6 pm"): "18:00"})
+    (belief,) = rows(sgd.add_belief, TURN_TYPE.field("belief_state").type.value_type,
+                     state, "Restaurants_1", {("Restaurants_1", "time", "6 pm"): "18:00"})
     assert belief == {
         "intent": None,
         "informed_slot_value_table": [
             {"slot": "city", "values": [{"value": "NYC", "cononical_value": None},
-                                        {"value": "New York", "cononical_value": None}]},
-            {"slot": "time", "values": [{"value": "6 pm", "cononical_value": "18:00"}]},
+                                        {"value": "New York", "cononical_value": None}], "relation": None},
+            {"slot": "time", "values": [{"value": "6 pm", "cononical_value": "18:00"}], "relation": None},
         ],
         "requested_slots": ["phone"],
         "domain": "Restaurants_1",
@@ -83,8 +120,7 @@ def two_frame_turn():
 
 
 def test_two_frame_turn_keeps_frame_order_and_unseen_flags():
-    checker = sgd._Checker("f.json", "dialogue d")
-    unified = sgd.turn_to_unified(two_frame_turn(), {}, {"Restaurants_1"}, checker)
+    unified = unified_turn(two_frame_turn(), {}, {"Restaurants_1"})
     assert [a["domain"] for a in unified["dialog_acts"]] == ["Restaurants_1", "RideSharing_1"]
     assert unified["frames"] == [
         {"service": "Restaurants_1", "unseen": False, "slots": [{"slot": "time", "start": 11, "end": 15}]},
@@ -92,12 +128,20 @@ def test_two_frame_turn_keeps_frame_order_and_unseen_flags():
     ]
     assert unified["active_intents"] == ["ReserveRestaurant"]
     assert [b["domain"] for b in unified["belief_state"]] == ["Restaurants_1", "RideSharing_1"]
-    assert "query" not in unified
-    assert sgd.unified_turn_to_source({**dict.fromkeys(("query", "querying_result")), **unified}) == two_frame_turn()
+    assert unified["query"] is None and unified["querying_result"] is None
+    assert sgd.unified_turn_to_source(unified) == two_frame_turn()
+
+
+def test_turn_fields_sgd_has_no_annotation_for_are_null():
+    unified = unified_turn(two_frame_turn())
+    assert set(unified) == set(TURN)
+    filled = {"roles", "utterance", "dialog_acts", "belief_state", "active_intents", "frames"}
+    assert {key for key, value in unified.items() if value is not None} == filled
+    assert unified["roles"] == ["USER"] and unified["utterance"] == two_frame_turn()["utterance"]
 
 
 def test_unseen_is_unknown_without_train_schema():
-    unified = sgd.turn_to_unified(two_frame_turn(), {}, None, sgd._Checker("f", "d"))
+    unified = unified_turn(two_frame_turn(), {}, None)
     assert [f["unseen"] for f in unified["frames"]] == [None, None]
 
 
@@ -108,15 +152,14 @@ def test_service_call_and_every_result(n_results):
              "service": "S", "slots": [],
              "service_call": {"method": "Find", "parameters": {"city": "C0"}}, "service_results": results}
     turn = {"frames": [frame], "speaker": "SYSTEM", "utterance": "N0 it is."}
-    unified = sgd.turn_to_unified(turn, {}, set(), sgd._Checker("f", "d"))
+    unified = unified_turn(turn)
     assert unified["query"] == {"domain": "S", "method": "Find", "parameters": [{"slot": "city", "value": "C0"}]}
     assert len(unified["querying_result"]["results"]) == n_results
     assert unified["querying_result"]["results"][-1:] == [
         [{"slot": "city", "value": f"C{n_results - 1}"}, {"slot": "name", "value": f"N{n_results - 1}"}]
     ][: 1 if n_results else 0]
-    assert "belief_state" not in unified and "active_intents" not in unified
-    restored = sgd.unified_turn_to_source({"belief_state": None, **unified})
-    assert restored == turn
+    assert unified["belief_state"] is None and unified["active_intents"] is None
+    assert sgd.unified_turn_to_source(unified) == turn
 
 
 def dialogue():
@@ -161,12 +204,14 @@ def test_bad_input_names_file_dialogue_and_field(edit, field, problem):
     (lambda d: d["turns"][0]["frames"][0].update(service_call=None), "turns[0].frames[0].service_call",
      "expected dict, got NoneType"),
 ])
-def test_decoding_a_file_reports_what_validation_reports(edit, field, problem):
+@pytest.mark.parametrize("config", ["original", "unified"])
+def test_converting_a_file_reports_what_validation_reports(edit, field, problem, config):
     bad = copy.deepcopy(dialogue())
     edit(bad)
     data = json.dumps([dialogue(), bad]).encode()
+    schemas = {s: {"service_name": s} for s in bad["services"]}
     with pytest.raises(SourceFormatError) as error:
-        sgd.decode_dialogues(data, "train/dialogues_001.json")
+        list(sgd.file_tables(data, "train/dialogues_001.json", config, "train", schemas, None))
     assert (error.value.record, error.value.field) == ("dialogue 1_00000", field)
     assert problem in error.value.problem
     assert str(error.value) == str(pytest.raises(SourceFormatError, sgd.validate_dialogue, bad,
@@ -185,12 +230,16 @@ def test_valid_dialogue_passes_and_round_trips():
     source = dialogue()
     sgd.validate_dialogue(source, "f")
     schemas = {s: {"service_name": s} for s in source["services"]}
-    record = sgd.dialogue_to_unified(source, "train", schemas, {"Restaurants_1", "RideSharing_1"}, "f")
+    table = sgd.dialogues_to_table([source], "train", schemas, {"Restaurants_1", "RideSharing_1"}, "f")
+    assert table.schema == UNIFIED_FEATURES.arrow_schema
+    (record,) = table.to_pylist()
     assert record["unseen_domains"] == []
+    assert record["dialogue_id"] == "sgd/train/1_00000" and record["original_id"] == "1_00000"
+    knowledge = record["knowledge"]
+    assert (knowledge["type"], knowledge["value"]["text"]) == ("schema", None)
+    assert [s["service_name"] for s in knowledge["value"]["schema"]] == source["services"]
     assert record["dialog"][1]["utterance"] == ""
-    filled = {**record, "dialog": [{**dict.fromkeys(("query", "querying_result", "belief_state")), **t}
-                                   for t in record["dialog"]]}
-    assert sgd.unified_to_source(filled) == source
+    assert sgd.unified_to_source(record) == source
     assert sgd.original_to_source(
         {**sgd.dialogue_to_original(source), "turns": [
             {**t, "frames": [{**dict.fromkeys(("state", "service_call", "service_results")), **f} for f in t["frames"]]}
@@ -201,10 +250,23 @@ def test_second_service_call_in_a_turn_is_an_error():
     turn = two_frame_turn()
     for frame in turn["frames"]:
         frame["service_call"] = {"method": "M", "parameters": {}}
-    with pytest.raises(SourceFormatError, match="more than one service call"):
-        sgd.turn_to_unified(turn, {}, set(), sgd._Checker("f", "dialogue d: turns[0]"))
+    source = {**dialogue(), "turns": [turn]}
+    with pytest.raises(SourceFormatError, match="more than one service call") as error:
+        sgd.dialogues_to_table([source], "train", {s: {} for s in source["services"]}, set(), "f.json")
+    assert (error.value.file, error.value.record, error.value.field) == (
+        "f.json", "dialogue 1_00000: turns[0]", "frames.service_call")
 
 
 def test_service_missing_from_schema_is_an_error():
-    with pytest.raises(SourceFormatError, match="not in the split's schema.json"):
-        sgd.dialogue_to_unified(dialogue(), "train", {}, set(), "f")
+    with pytest.raises(SourceFormatError, match="not in the split's schema.json") as error:
+        sgd.dialogues_to_table([dialogue()], "train", {}, set(), "f.json")
+    assert (error.value.file, error.value.record, error.value.field) == ("f.json", "dialogue 1_00000", "services")
+
+
+def test_a_table_of_many_dialogues_keeps_each_dialogue_its_own_turns():
+    first, second = dialogue(), {**dialogue(), "dialogue_id": "1_00001", "turns": dialogue()["turns"][1:]}
+    schemas = {s: {"service_name": s} for s in first["services"]}
+    records = sgd.dialogues_to_table([first, second, first], "test", schemas, None, "f").to_pylist()
+    assert [len(r["dialog"]) for r in records] == [2, 1, 2]
+    assert [sgd.unified_to_source(r) for r in records] == [first, second, first]
+    assert records[0]["unseen_domains"] is None

@@ -1,6 +1,6 @@
 """What every corpus builder shares: configs, fetching (download or ``data_dir``), verified
-reads, and turning mapped records into Arrow tables in batches, file by file, in this
-process or in a pool of worker processes (``num_proc``)."""
+reads, turning mapped records into Arrow tables in batches, and converting source files
+to tables file by file, in this process or in a pool of worker processes (``num_proc``)."""
 
 import contextlib
 import functools
@@ -111,7 +111,8 @@ def batched_tables(records, schema):
 
 
 class FileTask(NamedTuple):
-    """One source file to convert: ``convert(data, relpath)`` gives the records of its bytes."""
+    """One source file to convert: ``convert(data, relpath)`` gives the pa.Tables of its
+    bytes, in ``schema``."""
 
     convert: Callable
     schema: pa.Schema
@@ -126,7 +127,7 @@ class FileTask(NamedTuple):
         # Paused for the whole file, not batch by batch: the decoded file is alive all along,
         # and a collection between batches would scan all of it.
         with gc_paused():
-            return list(batched_tables(self.convert(data, self.relpath), self.schema))
+            return list(self.convert(data, self.relpath))
 
 
 def convert_here(tasks):
@@ -265,7 +266,8 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
     def tables_of_files(self, files, convert, verify):
         """Yield ``(key, pa.Table)`` pairs for ``files`` (``(relpath, path)`` pairs), in order.
 
-        ``convert(data, relpath)`` gives the records of one file's bytes. With ``num_proc``
+        ``convert(data, relpath)`` gives the pa.Tables of one file's bytes, in the builder's
+        schema (batched_tables makes them of records). With ``num_proc``
         above 1, worker processes convert several files at once, so ``convert`` must be
         picklable: a module-level function, or a ``functools.partial`` of one.
         """

@@ -1,12 +1,16 @@
 """Schema-Guided Dialogue (SGD / DSTC8): validation, the three config mappings, and the
-reverse mappings back to the source format. Pure functions, no I/O."""
+reverse mappings back to the source format. No I/O. The ``original`` and ``schema``
+mappings return records; the ``unified`` one writes Arrow columns (columns.py), since
+its records would have twice the Python objects of the source."""
 
 from typing import Dict, List, TypedDict
 
 import msgspec
+import pyarrow as pa
 from datasets import Features
 
-from .builder import decode_json_list
+from . import columns
+from .builder import BATCH_SIZE, batched_tables, decode_json_list
 from .errors import SourceFormatError
 from .features import SERVICE_SCHEMA, STRING, INT, UNIFIED_FEATURES, dialogue_id
 
@@ -41,6 +45,9 @@ ORIGINAL_FEATURES = Features({
     }],
 })
 SCHEMA_FEATURES = Features(SERVICE_SCHEMA)
+UNIFIED_SCHEMA = UNIFIED_FEATURES.arrow_schema
+DIALOG_FIELD = UNIFIED_SCHEMA.field("dialog")
+KNOWLEDGE_FIELD = UNIFIED_SCHEMA.field("knowledge")
 FEATURES = {"unified": UNIFIED_FEATURES, "original": ORIGINAL_FEATURES, "schema": SCHEMA_FEATURES}
 
 
@@ -98,13 +105,15 @@ class Dialogue(TypedDict):
 DIALOGUES = msgspec.json.Decoder(List[Dialogue])
 
 
-def decode_dialogues(data, file):
-    """The dialogues of a file's bytes, fully validated: the types while decoding, the
-    rest by values_valid; validate_dialogue names the first error."""
+def decode_dialogues(data, file, check_values=True):
+    """The dialogues of a file's bytes, validated: the types while decoding, the rest by
+    values_valid (unless ``check_values`` is false: the unified mapping makes the same
+    checks as it goes); validate_dialogue names the first error."""
     dialogues = decode_json_list(data, file, DIALOGUES, validate_dialogue)
-    for index, dialogue in enumerate(dialogues):
-        if not values_valid(dialogue):
-            validate_dialogue(dialogue, file, index)
+    if check_values:
+        for index, dialogue in enumerate(dialogues):
+            if not values_valid(dialogue):
+                validate_dialogue(dialogue, file, index)
     return dialogues
 
 
@@ -126,13 +135,15 @@ def values_valid(dialogue):
     return True
 
 
-def file_records(data, file, config, split, schemas, train_services):
-    """The records of one dialogues file (its bytes) in ``config``, ``unified`` or
-    ``original``; see dialogue_to_unified for ``schemas`` and ``train_services``."""
-    dialogues = decode_dialogues(data, file)
+def file_tables(data, file, config, split, schemas, train_services):
+    """The pa.Tables of one dialogues file (its bytes) in ``config``, ``unified`` or
+    ``original``, BATCH_SIZE dialogues each; see dialogues_to_table for ``schemas`` and
+    ``train_services``."""
+    dialogues = decode_dialogues(data, file, check_values=config != "unified")
     if config == "original":
-        return map(dialogue_to_original, dialogues)
-    return (dialogue_to_unified(d, split, schemas, train_services, file) for d in dialogues)
+        return batched_tables(map(dialogue_to_original, dialogues), ORIGINAL_FEATURES.arrow_schema)
+    return (dialogues_to_table(dialogues[i:i + BATCH_SIZE], split, schemas, train_services, file)
+            for i in range(0, len(dialogues), BATCH_SIZE))
 
 
 # ---------------------------------------------------------------- validation
@@ -168,18 +179,6 @@ class _Checker:
         for key, item in self.check(value, dict, field).items():
             item_check(item, f"{field}.{key}")
         return value
-
-
-class _TurnChecker(_Checker):
-    """A _Checker naming turn ``index`` of a dialogue; the name is formatted only when an
-    error needs it, not for every turn."""
-
-    def __init__(self, file, dialogue, index):
-        self.file, self.dialogue, self.index = file, dialogue, index
-
-    @property
-    def record(self):
-        return f"{self.dialogue}: turns[{self.index}]"
 
 
 def _record_name(kind, obj, key, index):
@@ -357,102 +356,37 @@ def canonical_values(dialogue):
     return known
 
 
-def action_to_act(action, service, spans):
-    """One SGD action as one unified dialog act; ``spans`` maps (slot, text) to a span."""
-    act = {"act": action["act"], "domain": service}
-    if action["slot"] == "" and not action["values"]:
-        act["slot_value_table"] = []
-        return act
-    values = []
-    for value, canonical in zip(action["values"], action["canonical_values"]):
-        start, end = spans.get((action["slot"], value), (None, None))
-        values.append({"value": value, "cononical_value": canonical, "start": start, "end": end})
-    act["slot_value_table"] = [{"slot": action["slot"], "values": values}]
-    return act
-
-
-def state_to_belief(state, service, canonical):
-    """One frame's dialogue state; every spoken variant is its own value."""
-    intent = state["active_intent"]
-    return {
-        "intent": None if intent == NO_INTENT else intent,
-        "informed_slot_value_table": [
-            {
-                "slot": slot,
-                "values": [{"value": v, "cononical_value": canonical.get((service, slot, v))} for v in variants],
-            }
-            for slot, variants in state["slot_values"].items()
-        ],
-        "requested_slots": state["requested_slots"],
-        "domain": service,
-    }
-
-
-def service_call_to_query(call, service):
-    return {"domain": service, "method": call["method"], "parameters": _pairs(call["parameters"])}
-
-
-def results_to_querying_result(results, service):
-    return {"domain": service, "results": [_pairs(result) for result in results]}
-
-
-def turn_to_unified(turn, canonical, train_services, where):
-    """One SGD turn; ``where`` (a _Checker) names the turn in errors."""
-    utterance = turn["utterance"]
-    unified = {"roles": [turn["speaker"]], "utterance": utterance}
-    acts, frames, beliefs = [], [], []
-    for frame in turn["frames"]:
-        service = frame["service"]
-        spans = {}
-        for span in frame["slots"]:
-            text = utterance[span["start"]:span["exclusive_end"]]
-            spans.setdefault((span["slot"], text), (span["start"], span["exclusive_end"]))
-        acts.extend(action_to_act(action, service, spans) for action in frame["actions"])
-        frames.append({
-            "service": service,
-            "unseen": None if train_services is None else service not in train_services,
-            "slots": [{"slot": s["slot"], "start": s["start"], "end": s["exclusive_end"]} for s in frame["slots"]],
-        })
-        if "state" in frame:
-            beliefs.append(state_to_belief(frame["state"], service, canonical))
-        if "service_call" in frame:
-            if "query" in unified:
-                where.fail("frames.service_call", "more than one service call in a turn")
-            unified["query"] = service_call_to_query(frame["service_call"], service)
-        if "service_results" in frame:
-            if "querying_result" in unified:
-                where.fail("frames.service_results", "more than one list of service results in a turn")
-            unified["querying_result"] = results_to_querying_result(frame["service_results"], service)
-    unified["dialog_acts"] = acts
-    unified["frames"] = frames
-    if beliefs:
-        unified["belief_state"] = beliefs
-        unified["active_intents"] = [b["intent"] for b in beliefs if b["intent"] is not None]
-    return unified
-
-
-def dialogue_to_unified(dialogue, split, schemas, train_services, file):
-    """One SGD dialogue as a unified record.
+def dialogues_to_table(dialogues, split, schemas, train_services, file):
+    """The unified records of ``dialogues`` as one pa.Table.
 
     ``schemas``: the split's service schemas by name; ``train_services``: service names of
     the train schema (a frame whose service is not there is unseen), or None if unknown.
+    The turns, which hold nearly all of the data, are written column by column
+    (columns.py); the few dialogue-level fields as one record per dialogue.
     """
-    record = f"dialogue {dialogue['dialogue_id']}"
-    canonical = canonical_values(dialogue)
-    dialog = [
-        turn_to_unified(turn, canonical, train_services, _TurnChecker(file, record, t))
-        for t, turn in enumerate(dialogue["turns"])
-    ]
+    dialog = columns.ListColumn(DIALOG_FIELD.type)
+    records = []
+    for dialogue in dialogues:
+        records.append(dialogue_record(dialogue, split, schemas, train_services, file))
+        add_turns(dialog.items, dialogue, train_services, file)
+        dialog.end_row()
+    table = pa.Table.from_pylist(records, schema=UNIFIED_SCHEMA)
+    table = table.set_column(UNIFIED_SCHEMA.get_field_index("dialog"), DIALOG_FIELD, dialog.to_array(len(records)))
+    knowledge = schema_knowledge([d["services"] for d in dialogues], schemas)
+    return table.set_column(UNIFIED_SCHEMA.get_field_index("knowledge"), KNOWLEDGE_FIELD, knowledge)
+
+
+def dialogue_record(dialogue, split, schemas, train_services, file):
+    """The dialogue-level fields of a unified record but ``dialog`` and ``knowledge``."""
     services = dialogue["services"]
     missing = [s for s in services if s not in schemas]
     if missing:
-        raise SourceFormatError(file, record, "services", f"services {missing} are not in the split's schema.json")
+        raise SourceFormatError(file, f"dialogue {dialogue['dialogue_id']}", "services",
+                                f"services {missing} are not in the split's schema.json")
     return {
         "turn": "multi",
         "domain": services,
         "locale": "en",
-        "dialog": dialog,
-        "knowledge": {"type": "schema", "value": {"schema": [schemas[s] for s in services]}},
         "dialogue_id": dialogue_id("sgd", split, dialogue["dialogue_id"]),
         "original_id": dialogue["dialogue_id"],
         "corpus": "sgd",
@@ -461,8 +395,190 @@ def dialogue_to_unified(dialogue, split, schemas, train_services, file):
     }
 
 
+def schema_knowledge(services_of_dialogues, schemas):
+    """The ``knowledge`` column: the schemas of each dialogue's services (a list of
+    service names per dialogue). Each schema is converted to Arrow once, and picked by
+    position for every dialogue that uses it."""
+    knowledge_type = KNOWLEDGE_FIELD.type
+    value_type = knowledge_type.field("value").type
+    schemas_type = value_type.field("schema").type
+    names = list(schemas)
+    position = {name: index for index, name in enumerate(names)}
+    picks, offsets = [], [0]
+    for services in services_of_dialogues:
+        picks.extend(position[service] for service in services)
+        offsets.append(len(picks))
+    all_schemas = pa.array([schemas[name] for name in names], schemas_type.value_type)
+    picked = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), all_schemas.take(pa.array(picks, pa.int32())),
+                                      type=schemas_type)
+    count = len(services_of_dialogues)
+    value = pa.StructArray.from_arrays([pa.nulls(count, pa.string()), picked], fields=list(value_type))
+    return pa.StructArray.from_arrays([pa.array(["schema"] * count, pa.string()), value], fields=list(knowledge_type))
+
+
+class TurnError(Exception):
+    """A turn the unified mapping cannot take. With ``(field, problem)``: the error to
+    report; without: a check of values_valid failed, and validate_dialogue names the field."""
+
+
+def add_turns(turns, dialogue, train_services, file):
+    """Append the dialogue's turns to ``turns``, the StructColumns of unified turns. The
+    checks of values_valid are made on the way, which saves a pass over the dialogue."""
+    record = f"dialogue {dialogue['dialogue_id']}"
+    canonical = canonical_values(dialogue)
+    for index, turn in enumerate(dialogue["turns"]):
+        try:
+            add_turn(turns, turn, canonical, train_services)
+        except TurnError as error:
+            if error.args:
+                raise SourceFormatError(file, f"{record}: turns[{index}]", *error.args) from None
+            validate_dialogue(dialogue, file)
+            raise AssertionError(f"{file}: {record}: a check failed that validate_dialogue passes") from None
+
+
+def add_turn(turns, turn, canonical, train_services):
+    """One SGD turn: its frames, and their actions, states, service call and results merged
+    into the turn's dialog acts, belief state, query and querying result."""
+    utterance, speaker = turn["utterance"], turn["speaker"]
+    if speaker not in ACTS:
+        raise TurnError
+    turns.roles.items.append(speaker)
+    turns.roles.end_row()
+    turns.utterance.append(utterance)
+    states, call, results = [], None, None
+    for frame in turn["frames"]:
+        add_frame(turns.frames.items, frame, train_services)
+        add_dialog_acts(turns.dialog_acts.items, frame, utterance, ACTS[speaker])
+        if "state" in frame:
+            states.append(frame)
+        if "service_call" in frame:
+            if call is not None:
+                raise TurnError("frames.service_call", "more than one service call in a turn")
+            call = frame
+        if "service_results" in frame:
+            if results is not None:
+                raise TurnError("frames.service_results", "more than one list of service results in a turn")
+            results = frame
+    turns.frames.end_row()
+    turns.dialog_acts.end_row()
+    if states:
+        for frame in states:
+            add_belief(turns.belief_state.items, frame["state"], frame["service"], canonical)
+        turns.belief_state.end_row()
+        intents = (frame["state"]["active_intent"] for frame in states)
+        turns.active_intents.items.extend(intent for intent in intents if intent != NO_INTENT)
+        turns.active_intents.end_row()
+    else:
+        turns.belief_state.add_null()
+        turns.active_intents.add_null()
+    if call is None:
+        turns.query.add_null()
+    else:
+        add_query(turns.query, call["service_call"], call["service"])
+    if results is None:
+        turns.querying_result.add_null()
+    else:
+        add_querying_result(turns.querying_result, results["service_results"], results["service"])
+
+
+def add_frame(frames, frame, train_services):
+    """The frame as the ``frames`` extension: its service, whether the train schema lacks
+    it, and its slot spans as the source has them (``end`` exclusive)."""
+    service = frame["service"]
+    frames.service.append(service)
+    frames.unseen.append(None if train_services is None else service not in train_services)
+    spans = frames.slots.items
+    for span in frame["slots"]:
+        spans.slot.append(span["slot"])
+        spans.start.append(span["start"])
+        spans.end.append(span["exclusive_end"])
+    frames.slots.end_row()
+
+
+def value_spans(frame, utterance):
+    """(slot, text) -> (start, end) of the frame's first span of that slot and text."""
+    spans = {}
+    for span in frame["slots"]:
+        start, end = span["start"], span["exclusive_end"]
+        if not 0 <= start <= end <= len(utterance):
+            raise TurnError
+        spans.setdefault((span["slot"], utterance[start:end]), (start, end))
+    return spans
+
+
+def add_dialog_acts(acts, frame, utterance, speaker_acts):
+    """Each action of the frame as a dialog act of its service. An action with a slot or
+    values has one slot-value entry: each value with its canonical value and, where the
+    frame has a span of the slot with that text, its span; the others have none.
+    ``speaker_acts``: the acts the turn's speaker may use."""
+    service, spans = frame["service"], value_spans(frame, utterance)
+    table = acts.slot_value_table
+    entries = table.items
+    values = entries.values.items
+    for action in frame["actions"]:
+        if action["act"] not in speaker_acts or len(action["values"]) != len(action["canonical_values"]):
+            raise TurnError
+        acts.act.append(action["act"])
+        acts.domain.append(service)
+        slot = action["slot"]
+        if slot or action["values"]:
+            entries.slot.append(slot)
+            for value, canonical in zip(action["values"], action["canonical_values"]):
+                start, end = spans.get((slot, value), (None, None))
+                values.value.append(value)
+                values.cononical_value.append(canonical)
+                values.start.append(start)
+                values.end.append(end)
+            entries.values.end_row()
+        table.end_row()
+
+
+def add_belief(beliefs, state, service, canonical):
+    """One frame's dialogue state as a belief state of its service; every spoken variant
+    of a slot is a value of its own, with its canonical value where the dialogue has one
+    (see canonical_values)."""
+    intent = state["active_intent"]
+    beliefs.intent.append(None if intent == NO_INTENT else intent)
+    beliefs.domain.append(service)
+    table = beliefs.informed_slot_value_table
+    entries = table.items
+    values = entries.values.items
+    for slot, variants in state["slot_values"].items():
+        entries.slot.append(slot)
+        for value in variants:
+            values.value.append(value)
+            values.cononical_value.append(canonical.get((service, slot, value)))
+        entries.values.end_row()
+    table.end_row()
+    beliefs.requested_slots.items.extend(state["requested_slots"])
+    beliefs.requested_slots.end_row()
+
+
+def add_query(query, call, service):
+    query.domain.append(service)
+    query.method.append(call["method"])
+    _add_pairs(query.parameters, call["parameters"])
+
+
+def add_querying_result(querying_result, results, service):
+    """The service results, one list of slot/value pairs per result."""
+    querying_result.domain.append(service)
+    rows = querying_result.results
+    for result in results:
+        _add_pairs(rows.items, result)
+    rows.end_row()
+
+
+def _add_pairs(pairs, mapping):
+    """A row of slot/value pairs, in the mapping's order."""
+    for slot, value in mapping.items():
+        pairs.items.slot.append(slot)
+        pairs.items.value.append(value)
+    pairs.end_row()
+
+
 def unified_to_source(record):
-    """Inverse of dialogue_to_unified: the source dialogue, exactly."""
+    """Inverse of dialogues_to_table (one loaded record): the source dialogue, exactly."""
     return {
         "dialogue_id": record["original_id"],
         "services": record["domain"],

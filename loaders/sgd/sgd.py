@@ -71,7 +71,7 @@ class Sgd(builder.CorpusBuilder):
             yield from self.to_tables(services.values(), split)
             return
         train_services = None if train_schema[1] is None else frozenset(self._read_services(train_schema, verify))
-        convert = functools.partial(sgd.file_records, config=self.config.name, split=split, schemas=services,
+        convert = functools.partial(sgd.file_tables, config=self.config.name, split=split, schemas=services,
                                     train_services=train_services)
         yield from self.tables_of_files(dialogue_files, convert, verify)
 
