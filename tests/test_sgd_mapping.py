@@ -30,12 +30,25 @@ def rows(add, arrow_type, *args):
 
 
 def dialog_acts(frame, utterance=""):
-    return rows(sgd.add_dialog_acts, TURN_TYPE.field("dialog_acts").type.value_type, frame, utterance, sgd.SYSTEM_ACTS)
+    return rows(sgd.add_dialog_acts, TURN_TYPE.field("dialog_acts").type.value_type, frame, utterance,
+                sgd.SYSTEM_ACTS, sgd.CanonicalValues())
 
 
-def unified_turn(turn, canonical=None, train_services=frozenset()):
-    (row,) = rows(sgd.add_turn, TURN_TYPE, turn, canonical or {}, train_services)
+def unified_turn(turn, train_services=frozenset()):
+    (row,) = rows(sgd.add_turn, TURN_TYPE, turn, sgd.CanonicalValues(), train_services)
     return row
+
+
+def unified_record(turns, services=("Restaurants_1",)):
+    source = {"dialogue_id": "1_00000", "services": list(services), "turns": turns}
+    (record,) = sgd.dialogues_to_table([source], "train", {s: {"service_name": s} for s in services},
+                                       None, "f").to_pylist()
+    assert sgd.unified_to_source(record) == source
+    return record
+
+
+def turn_of(speaker, *frames):
+    return {"frames": list(frames), "speaker": speaker, "utterance": ""}
 
 
 def test_act_without_slot_has_an_empty_table():
@@ -79,8 +92,11 @@ def test_special_acts_are_kept_with_their_values(source):
 def test_belief_state_keeps_every_variant_and_maps_none_intent():
     state = {"active_intent": "NONE", "requested_slots": ["phone"],
              "slot_values": {"city": ["NYC", "New York"], "time": ["6 pm"]}}
-    (belief,) = rows(sgd.add_belief, TURN_TYPE.field("belief_state").type.value_type,
-                     state, "Restaurants_1", {("Restaurants_1", "time", "6 pm"): "18:00"})
+    record = unified_record([
+        turn_of("USER", {**frame_of([]), "state": state}),
+        turn_of("SYSTEM", frame_of([action("CONFIRM", "time", ["6 pm"], ["18:00"])])),
+    ])
+    (belief,) = record["dialog"][0]["belief_state"]
     assert belief == {
         "intent": None,
         "informed_slot_value_table": [
@@ -94,14 +110,26 @@ def test_belief_state_keeps_every_variant_and_maps_none_intent():
     assert sgd._belief_to_state(belief) == state
 
 
-def test_canonical_values_come_from_actions_then_service_calls():
-    dialogue = {"turns": [
-        {"frames": [{"service": "S", "actions": [action("INFORM", "time", ["6 pm"], ["18:00"])]}]},
-        {"frames": [{"service": "S", "actions": [],
-                     "service_call": {"method": "M", "parameters": {"city": "San Jose", "time": "18:00"}}}]},
-    ]}
-    assert sgd.canonical_values(dialogue) == {
-        ("S", "time", "6 pm"): "18:00", ("S", "city", "San Jose"): "San Jose", ("S", "time", "18:00"): "18:00"}
+def test_canonical_values_come_from_the_first_action_or_service_call_of_any_turn():
+    spoken = {"time": ["6 pm", "18:00", "7 pm"], "city": ["SJ", "San Jose", "NYC"]}
+    state = {"active_intent": "FindRestaurants", "requested_slots": [], "slot_values": spoken}
+    other = {"active_intent": "GetRide", "requested_slots": [], "slot_values": {"time": ["7 pm"]}}
+    record = unified_record([
+        turn_of("USER", {**frame_of([]), "state": state}, {**frame_of([], "RideSharing_1"), "state": other}),
+        turn_of("SYSTEM", {**frame_of([action("INFORM", "city", ["SJ"], ["San Jose"])]),
+                           "service_call": {"method": "M", "parameters": {"city": "SJ", "time": "18:00"}}}),
+        turn_of("SYSTEM", frame_of([action("CONFIRM", "time", ["6 pm"], ["18:00"]),
+                                    action("CONFIRM", "city", ["SJ"], ["San Jose, CA"]),
+                                    action("OFFER", "time", ["7 pm"], ["19:00"])], "RideSharing_1")),
+        turn_of("SYSTEM", frame_of([action("CONFIRM", "time", ["6 pm"], ["18:01"])])),
+    ], services=("Restaurants_1", "RideSharing_1"))
+    restaurants, ride = record["dialog"][0]["belief_state"]
+    assert {e["slot"]: [(v["value"], v["cononical_value"]) for v in e["values"]]
+            for e in restaurants["informed_slot_value_table"]} == {
+        "time": [("6 pm", "18:01"), ("18:00", "18:00"), ("7 pm", None)],
+        "city": [("SJ", "San Jose"), ("San Jose", None), ("NYC", None)],
+    }
+    assert ride["informed_slot_value_table"][0]["values"] == [{"value": "7 pm", "cononical_value": "19:00"}]
 
 
 def two_frame_turn():
@@ -120,7 +148,7 @@ def two_frame_turn():
 
 
 def test_two_frame_turn_keeps_frame_order_and_unseen_flags():
-    unified = unified_turn(two_frame_turn(), {}, {"Restaurants_1"})
+    unified = unified_turn(two_frame_turn(), {"Restaurants_1"})
     assert [a["domain"] for a in unified["dialog_acts"]] == ["Restaurants_1", "RideSharing_1"]
     assert unified["frames"] == [
         {"service": "Restaurants_1", "unseen": False, "slots": [{"slot": "time", "start": 11, "end": 15}]},
@@ -141,7 +169,7 @@ def test_turn_fields_sgd_has_no_annotation_for_are_null():
 
 
 def test_unseen_is_unknown_without_train_schema():
-    unified = unified_turn(two_frame_turn(), {}, None)
+    unified = unified_turn(two_frame_turn(), None)
     assert [f["unseen"] for f in unified["frames"]] == [None, None]
 
 

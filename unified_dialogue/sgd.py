@@ -339,23 +339,6 @@ def original_to_source(row):
 
 # ---------------------------------------------------------------- unified config
 
-def canonical_values(dialogue):
-    """(service, slot, spoken value) -> canonical value, from the dialogue's actions and
-    service calls (whose parameters are canonical already). Actions take precedence."""
-    known = {}
-    for turn in dialogue["turns"]:
-        for frame in turn["frames"]:
-            service = frame["service"]
-            for action in frame["actions"]:
-                slot = action["slot"]
-                for value, canonical in zip(action["values"], action["canonical_values"]):
-                    known.setdefault((service, slot, value), canonical)
-            if "service_call" in frame:
-                for slot, value in frame["service_call"]["parameters"].items():
-                    known.setdefault((service, slot, value), value)
-    return known
-
-
 def dialogues_to_table(dialogues, split, schemas, train_services, file):
     """The unified records of ``dialogues`` as one pa.Table.
 
@@ -421,11 +404,23 @@ class TurnError(Exception):
     report; without: a check of values_valid failed, and validate_dialogue names the field."""
 
 
+class CanonicalValues:
+    """The canonical value of each (service, slot, spoken value) of a dialogue: the first
+    that its actions and service calls (whose parameters are canonical already) give, in
+    source order, collected as the turns are mapped. A belief state may hold a value whose
+    canonical value only a later turn gives: ``wanted`` keeps the key of every belief
+    value, looked up once the whole dialogue is mapped."""
+
+    def __init__(self):
+        self.known = {}
+        self.wanted = []
+
+
 def add_turns(turns, dialogue, train_services, file):
     """Append the dialogue's turns to ``turns``, the StructColumns of unified turns. The
     checks of values_valid are made on the way, which saves a pass over the dialogue."""
     record = f"dialogue {dialogue['dialogue_id']}"
-    canonical = canonical_values(dialogue)
+    canonical = CanonicalValues()
     for index, turn in enumerate(dialogue["turns"]):
         try:
             add_turn(turns, turn, canonical, train_services)
@@ -434,11 +429,14 @@ def add_turns(turns, dialogue, train_services, file):
                 raise SourceFormatError(file, f"{record}: turns[{index}]", *error.args) from None
             validate_dialogue(dialogue, file)
             raise AssertionError(f"{file}: {record}: a check failed that validate_dialogue passes") from None
+    belief_values = turns.belief_state.items.informed_slot_value_table.items.values.items
+    belief_values.cononical_value.extend(map(canonical.known.get, canonical.wanted))
 
 
 def add_turn(turns, turn, canonical, train_services):
     """One SGD turn: its frames, and their actions, states, service call and results merged
-    into the turn's dialog acts, belief state, query and querying result."""
+    into the turn's dialog acts, belief state, query and querying result. ``canonical``:
+    the dialogue's CanonicalValues."""
     utterance, speaker = turn["utterance"], turn["speaker"]
     if speaker not in ACTS:
         raise TurnError
@@ -448,13 +446,15 @@ def add_turn(turns, turn, canonical, train_services):
     states, call, results = [], None, None
     for frame in turn["frames"]:
         add_frame(turns.frames.items, frame, train_services)
-        add_dialog_acts(turns.dialog_acts.items, frame, utterance, ACTS[speaker])
+        add_dialog_acts(turns.dialog_acts.items, frame, utterance, ACTS[speaker], canonical)
         if "state" in frame:
             states.append(frame)
         if "service_call" in frame:
             if call is not None:
                 raise TurnError("frames.service_call", "more than one service call in a turn")
             call = frame
+            for slot, value in frame["service_call"]["parameters"].items():
+                canonical.known.setdefault((frame["service"], slot, value), value)
         if "service_results" in frame:
             if results is not None:
                 raise TurnError("frames.service_results", "more than one list of service results in a turn")
@@ -506,12 +506,14 @@ def value_spans(frame, utterance):
     return spans
 
 
-def add_dialog_acts(acts, frame, utterance, speaker_acts):
+def add_dialog_acts(acts, frame, utterance, speaker_acts, canonical):
     """Each action of the frame as a dialog act of its service. An action with a slot or
     values has one slot-value entry: each value with its canonical value and, where the
     frame has a span of the slot with that text, its span; the others have none.
-    ``speaker_acts``: the acts the turn's speaker may use."""
+    ``speaker_acts``: the acts the turn's speaker may use; ``canonical``: the dialogue's
+    CanonicalValues, which learns the canonical values of the actions."""
     service, spans = frame["service"], value_spans(frame, utterance)
+    remember = canonical.known.setdefault
     table = acts.slot_value_table
     entries = table.items
     values = entries.values.items
@@ -523,10 +525,11 @@ def add_dialog_acts(acts, frame, utterance, speaker_acts):
         slot = action["slot"]
         if slot or action["values"]:
             entries.slot.append(slot)
-            for value, canonical in zip(action["values"], action["canonical_values"]):
+            for value, canonical_value in zip(action["values"], action["canonical_values"]):
                 start, end = spans.get((slot, value), (None, None))
+                remember((service, slot, value), canonical_value)
                 values.value.append(value)
-                values.cononical_value.append(canonical)
+                values.cononical_value.append(canonical_value)
                 values.start.append(start)
                 values.end.append(end)
             entries.values.end_row()
@@ -536,7 +539,7 @@ def add_dialog_acts(acts, frame, utterance, speaker_acts):
 def add_belief(beliefs, state, service, canonical):
     """One frame's dialogue state as a belief state of its service; every spoken variant
     of a slot is a value of its own, with its canonical value where the dialogue has one
-    (see canonical_values)."""
+    (filled in by add_turns from ``canonical``, the dialogue's CanonicalValues)."""
     intent = state["active_intent"]
     beliefs.intent.append(None if intent == NO_INTENT else intent)
     beliefs.domain.append(service)
@@ -547,7 +550,7 @@ def add_belief(beliefs, state, service, canonical):
         entries.slot.append(slot)
         for value in variants:
             values.value.append(value)
-            values.cononical_value.append(canonical.get((service, slot, value)))
+            canonical.wanted.append((service, slot, value))
         entries.values.end_row()
     table.end_row()
     beliefs.requested_slots.items.extend(state["requested_slots"])
