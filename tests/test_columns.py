@@ -10,7 +10,7 @@ ITEM = pa.struct([
     ("name", pa.string()),
     ("tags", pa.list_(pa.string())),
     ("pairs", pa.list_(PAIR)),
-    ("call", pa.struct([("method", pa.string()), ("parameters", pa.list_(PAIR))])),
+    ("call", pa.struct([("method", pa.string()), ("parameters", pa.list_(PAIR)), ("note", pa.string())])),
     ("results", pa.list_(pa.list_(PAIR))),
     ("count", pa.int32()),
     ("unused", pa.list_(PAIR)),
@@ -51,6 +51,12 @@ def add_item(items, item):
     items.count.append(item["count"])
 
 
+def as_record(item):
+    """An item as pyarrow converts it: with the fields add_item never fills."""
+    call = item["call"] and {**item["call"], "note": None}
+    return {**item, "call": call, "unused": None, "unused_struct": None}
+
+
 def pair(slot, value):
     return {"slot": slot, "value": value}
 
@@ -78,7 +84,7 @@ def test_columns_give_the_array_pyarrow_makes_of_records(rows):
             add_item(column.items, item)
         column.end_row()
     array = column.to_array(len(rows))
-    expected = pa.array([[{**item, "unused": None, "unused_struct": None} for item in row] for row in rows], ROWS)
+    expected = pa.array([[as_record(item) for item in row] for row in rows], ROWS)
     assert array.type == ROWS
     assert array.equals(expected)
     assert array.to_pylist() == expected.to_pylist()
@@ -90,7 +96,7 @@ def test_null_rows_of_a_list_column():
     add_item(column.items, ITEMS[0])
     column.end_row()
     column.add_null()
-    assert column.to_array(3).to_pylist() == [None, [{**ITEMS[0], "unused": None, "unused_struct": None}], None]
+    assert column.to_array(3).to_pylist() == [None, [as_record(ITEMS[0])], None]
 
 
 def test_a_field_left_unfilled_is_null_and_a_short_first_field_is_an_error():
@@ -114,3 +120,23 @@ def test_columns_of_other_types_are_plain_lists():
     column.end_row()
     column.end_row()
     assert column.to_array(2).to_pylist() == [[1, 2], []]
+
+
+def test_values_beyond_the_rows_are_an_error_not_dropped():
+    column = columns_of(pa.list_(pa.string()))
+    column.items.extend(["a", "b"])
+    column.end_row()
+    column.items.append("c")  # no end_row
+    with pytest.raises(ValueError, match="1 items of list<item: string> after the last end_row"):
+        column.to_array(1)
+    items = columns_of(ITEM)
+    add_item(items, ITEMS[0])
+    items.count.append(4)
+    with pytest.raises(ValueError, match="2 values in a column of int32, expected 1"):
+        items.to_array(1)
+
+
+def test_a_struct_whose_field_names_clash_with_its_own_is_refused():
+    for name in ("add_null", "to_array", "_type"):
+        with pytest.raises(ValueError, match="names it uses itself"):
+            columns_of(pa.struct([(name, pa.string())]))

@@ -236,22 +236,34 @@ def test_bad_input_names_file_dialogue_and_field(edit, field, problem):
 def test_converting_a_file_reports_what_validation_reports(edit, field, problem, config):
     bad = copy.deepcopy(dialogue())
     edit(bad)
-    data = json.dumps([dialogue(), bad]).encode()
+    bad["dialogue_id"] = "1_00001"
+    # The bad dialogue comes after the first batch of good ones.
+    data = json.dumps([dialogue()] * (sgd.BATCH_SIZE + 1) + [bad]).encode()
     schemas = {s: {"service_name": s} for s in bad["services"]}
     with pytest.raises(SourceFormatError) as error:
         list(sgd.file_tables(data, "train/dialogues_001.json", config, "train", schemas, None))
-    assert (error.value.record, error.value.field) == ("dialogue 1_00000", field)
+    assert (error.value.record, error.value.field) == ("dialogue 1_00001", field)
     assert problem in error.value.problem
     assert str(error.value) == str(pytest.raises(SourceFormatError, sgd.validate_dialogue, bad,
                                                  "train/dialogues_001.json", 1).value)
 
 
-def test_decoding_gives_what_json_gives_even_where_the_fast_decoder_refuses():
+def test_decoding_gives_what_json_gives_where_only_the_fast_decoder_refuses():
+    data = b"\xef\xbb\xbf" + json.dumps([dialogue()]).encode()  # a UTF-8 byte order mark
+    assert sgd.decode_dialogues(data, "f") == [dialogue()]
+    (table,) = sgd.file_tables(data, "f", "unified", "train", {s: {} for s in dialogue()["services"]}, None)
+    assert sgd.unified_to_source(table.to_pylist()[0]) == dialogue()
+
+
+@pytest.mark.parametrize("config", ["original", "unified"])
+def test_a_lone_surrogate_names_file_record_and_field(config):
     odd = dialogue()
-    odd["turns"][1]["utterance"] = "\ud800"  # a lone surrogate, which json accepts
-    for dialogues in ([dialogue()], [odd]):
-        data = json.dumps(dialogues).encode()
-        assert sgd.decode_dialogues(data, "f")[0]["turns"] == json.loads(data)[0]["turns"]
+    odd["turns"][1]["utterance"] = "\ud800"  # json reads it; Arrow cannot store it
+    data = json.dumps([dialogue(), odd]).encode()
+    with pytest.raises(SourceFormatError, match="lone surrogate") as error:
+        list(sgd.file_tables(data, "train/dialogues_001.json", config, "train", {}, None))
+    assert (error.value.file, error.value.record, error.value.field) == (
+        "train/dialogues_001.json", "record #1", "turns[1].utterance")
 
 
 def test_valid_dialogue_passes_and_round_trips():

@@ -76,8 +76,9 @@ def decode_json_list(data, relpath, decoder, validate):
 
     If the decoder refuses the file, it is parsed again and every record goes through
     ``validate(record, relpath, index)``, whose errors name the file, the record and the
-    field; if that finds nothing wrong (the decoder is stricter on a few JSON oddities such
-    as lone surrogates), these records are used.
+    field. The decoder is stricter than ``json`` on a string holding a lone surrogate
+    (``"\\ud800"``), which Arrow cannot store either: that is reported too. If nothing is
+    wrong, these records are used.
     """
     try:
         with gc_paused():
@@ -86,7 +87,33 @@ def decode_json_list(data, relpath, decoder, validate):
         records = parse_json_list(data, relpath)
         for index, record in enumerate(records):
             validate(record, relpath, index)
+            field = not_utf8(record)
+            if field is not None:
+                raise SourceFormatError(relpath, f"record #{index}", field,
+                                        "a string with a lone surrogate, which is not Unicode text")
         return records
+
+
+def not_utf8(value, path=""):
+    """The path of the first string in ``value`` (parsed JSON) that UTF-8 cannot encode,
+    or None."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path or "(value)"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            found = not_utf8(key, f"{where} (the key)") or not_utf8(item, where)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = not_utf8(item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
 
 
 def read_verified(path, relpath, record):
@@ -267,7 +294,7 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
         """Yield ``(key, pa.Table)`` pairs for ``files`` (``(relpath, path)`` pairs), in order.
 
         ``convert(data, relpath)`` gives the pa.Tables of one file's bytes, in the builder's
-        schema (batched_tables makes them of records). With ``num_proc``
+        schema (for records, batched_tables gives them). With ``num_proc``
         above 1, worker processes convert several files at once, so ``convert`` must be
         picklable: a module-level function, or a ``functools.partial`` of one.
         """

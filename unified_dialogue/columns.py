@@ -46,9 +46,13 @@ def null_adder(column):
 
 def array_of(column, arrow_type, length):
     """The Arrow array of ``column`` (made by columns_of(arrow_type)), ``length`` rows long."""
-    if isinstance(column, list):
-        return pa.array(column, arrow_type) if column else pa.nulls(length, arrow_type)
-    return column.to_array(length)
+    if not isinstance(column, list):
+        return column.to_array(length)
+    if not column:
+        return pa.nulls(length, arrow_type)
+    if len(column) != length:
+        raise ValueError(f"{len(column)} values in a column of {arrow_type}, expected {length}")
+    return pa.array(column, arrow_type)
 
 
 def _offsets(offsets):
@@ -93,6 +97,9 @@ class ListColumn:
             return pa.nulls(length, self._type)
         if len(self) != length:
             raise ValueError(f"{len(self)} rows in a column of {self._type}, expected {length}")
+        items = len(self.items)
+        if items != self.offsets[-1]:
+            raise ValueError(f"{items - self.offsets[-1]} items of {self._type} after the last end_row")
         items = array_of(self.items, self._type.value_type, self.offsets[-1])
         mask = _mask(self._null_rows, length)
         return pa.ListArray.from_arrays(_offsets(self.offsets), items, type=self._type, mask=mask)
@@ -106,6 +113,9 @@ class StructColumns:
         self._type = arrow_type
         self._names = arrow_type.names
         self._null_rows = []
+        taken = [name for name in self._names if name.startswith("_") or hasattr(self, name)]
+        if taken or not self._names:
+            raise ValueError(f"StructColumns cannot hold {arrow_type}: no fields, or names it uses itself {taken}")
         for field in arrow_type:
             setattr(self, field.name, columns_of(field.type))
         self._count_rows = row_counter(self)

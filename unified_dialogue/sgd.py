@@ -395,13 +395,18 @@ def schema_knowledge(services_of_dialogues, schemas):
     picked = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), all_schemas.take(pa.array(picks, pa.int32())),
                                       type=schemas_type)
     count = len(services_of_dialogues)
-    value = pa.StructArray.from_arrays([pa.nulls(count, pa.string()), picked], fields=list(value_type))
-    return pa.StructArray.from_arrays([pa.array(["schema"] * count, pa.string()), value], fields=list(knowledge_type))
+    value = {"text": pa.nulls(count, pa.string()), "schema": picked}
+    value = pa.StructArray.from_arrays([value[f.name] for f in value_type], fields=list(value_type))
+    knowledge = {"type": pa.array(["schema"] * count, pa.string()), "value": value}
+    return pa.StructArray.from_arrays([knowledge[f.name] for f in knowledge_type], fields=list(knowledge_type))
 
 
 class TurnError(Exception):
-    """A turn the unified mapping cannot take. With ``(field, problem)``: the error to
-    report; without: a check of values_valid failed, and validate_dialogue names the field."""
+    """A turn the unified mapping cannot take: ``(field, problem)``, the error to report."""
+
+
+class ValueCheckFailed(Exception):
+    """A check of values_valid failed while mapping; validate_dialogue names the field."""
 
 
 class CanonicalValues:
@@ -418,17 +423,21 @@ class CanonicalValues:
 
 def add_turns(turns, dialogue, train_services, file):
     """Append the dialogue's turns to ``turns``, the StructColumns of unified turns. The
-    checks of values_valid are made on the way, which saves a pass over the dialogue."""
+    checks of values_valid are made on the way, which saves a pass over the dialogue; so
+    of several problems in a dialogue, the first one the mapping meets is reported. After
+    an error, ``turns`` is half written and must be dropped."""
     record = f"dialogue {dialogue['dialogue_id']}"
     canonical = CanonicalValues()
     for index, turn in enumerate(dialogue["turns"]):
         try:
             add_turn(turns, turn, canonical, train_services)
         except TurnError as error:
-            if error.args:
-                raise SourceFormatError(file, f"{record}: turns[{index}]", *error.args) from None
+            raise SourceFormatError(file, f"{record}: turns[{index}]", *error.args) from None
+        except ValueCheckFailed:
             validate_dialogue(dialogue, file)
             raise AssertionError(f"{file}: {record}: a check failed that validate_dialogue passes") from None
+    # Until now the belief values' canonical_value column lagged behind their value column
+    # (the first field, which counts the rows); this brings it level.
     belief_values = turns.belief_state.items.informed_slot_value_table.items.values.items
     belief_values.cononical_value.extend(map(canonical.known.get, canonical.wanted))
 
@@ -439,7 +448,7 @@ def add_turn(turns, turn, canonical, train_services):
     the dialogue's CanonicalValues."""
     utterance, speaker = turn["utterance"], turn["speaker"]
     if speaker not in ACTS:
-        raise TurnError
+        raise ValueCheckFailed
     turns.roles.items.append(speaker)
     turns.roles.end_row()
     turns.utterance.append(utterance)
@@ -501,7 +510,7 @@ def value_spans(frame, utterance):
     for span in frame["slots"]:
         start, end = span["start"], span["exclusive_end"]
         if not 0 <= start <= end <= len(utterance):
-            raise TurnError
+            raise ValueCheckFailed
         spans.setdefault((span["slot"], utterance[start:end]), (start, end))
     return spans
 
@@ -519,7 +528,7 @@ def add_dialog_acts(acts, frame, utterance, speaker_acts, canonical):
     values = entries.values.items
     for action in frame["actions"]:
         if action["act"] not in speaker_acts or len(action["values"]) != len(action["canonical_values"]):
-            raise TurnError
+            raise ValueCheckFailed
         acts.act.append(action["act"])
         acts.domain.append(service)
         slot = action["slot"]
@@ -572,12 +581,13 @@ def add_querying_result(querying_result, results, service):
     rows.end_row()
 
 
-def _add_pairs(pairs, mapping):
-    """A row of slot/value pairs, in the mapping's order."""
+def _add_pairs(column, mapping):
+    """A row of slot/value pairs (``column``: a ListColumn of them), in the mapping's order."""
+    pairs = column.items
     for slot, value in mapping.items():
-        pairs.items.slot.append(slot)
-        pairs.items.value.append(value)
-    pairs.end_row()
+        pairs.slot.append(slot)
+        pairs.value.append(value)
+    column.end_row()
 
 
 def unified_to_source(record):
