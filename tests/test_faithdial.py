@@ -282,3 +282,18 @@ def test_unified_concatenates_with_the_other_corpora_and_reads_back(build, tmp_p
                                               cache_dir=str(tmp_path / "c"))
     assert read_back.to_list() == expected
     assert {r["corpus"] for r in read_back} == set(corpora)
+
+
+@pytest.mark.parametrize("config, record, field", [
+    ("unified", "record #1", "dialog[5].utterance"),  # the file's second dialogue, as a unified record
+    ("original", "record #4", "response"),  # the original config has one record per utterance
+])
+def test_a_lone_surrogate_names_file_record_and_field(tmp_path, config, record, field):
+    copy = copy_with(tmp_path, {})
+    path = copy / "data/test_topic_split.json"
+    dialogues = json.loads(path.read_text())
+    dialogues[-1]["utterances"][-1]["response"] = "\ud800"  # json reads it; Arrow cannot store it
+    path.write_text(json.dumps(dialogues))
+    with pytest.raises(SourceFormatError, match="lone surrogate") as error:
+        load("faithdial", config, data_dir=str(copy), cache_dir=str(tmp_path / "c"))
+    assert (error.value.file, error.value.record, error.value.field) == ("data/test_topic_split.json", record, field)

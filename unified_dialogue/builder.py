@@ -27,6 +27,8 @@ from datasets.utils.info_utils import VerificationMode
 from .errors import SourceFormatError
 from .sources import FileRecord, download, local_files, read_checksum_table, verify_bytes
 
+LONE_SURROGATE = "a string with a lone surrogate, which is not Unicode text"
+
 # Dialogues per Arrow table: big enough to amortise Arrow's per-call cost, small enough
 # that memory is bounded by one file plus one batch.
 BATCH_SIZE = 256
@@ -89,8 +91,7 @@ def decode_json_list(data, relpath, decoder, validate):
             validate(record, relpath, index)
             field = not_utf8(record)
             if field is not None:
-                raise SourceFormatError(relpath, f"record #{index}", field,
-                                        "a string with a lone surrogate, which is not Unicode text")
+                raise SourceFormatError(relpath, f"record #{index}", field, LONE_SURROGATE)
         return records
 
 
@@ -125,15 +126,24 @@ def read_verified(path, relpath, record):
     return data
 
 
-def batched_tables(records, schema):
-    """pa.Tables of BATCH_SIZE records each, made as they are asked for."""
+def batched_tables(records, schema, source="(records)"):
+    """pa.Tables of BATCH_SIZE records each, made as they are asked for. A string Arrow
+    cannot store (a lone surrogate, which JSON allows) is a SourceFormatError naming
+    ``source`` (the file), the record's position in it and the field of the record."""
     records = iter(records)
-    while True:
+    for start in itertools.count(0, BATCH_SIZE):
         with gc_paused():  # while a batch is mapped and converted, not across the yield
             batch = list(itertools.islice(records, BATCH_SIZE))
             if not batch:
                 return
-            table = pa.Table.from_pylist(batch, schema=schema)
+            try:
+                table = pa.Table.from_pylist(batch, schema=schema)
+            except UnicodeEncodeError:
+                for offset, record in enumerate(batch):
+                    field = not_utf8(record)
+                    if field is not None:
+                        raise SourceFormatError(source, f"record #{start + offset}", field, LONE_SURROGATE) from None
+                raise
         yield table
 
 
@@ -286,8 +296,9 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
         return parse_json_list(self.read_source(path, relpath, verify), relpath)
 
     def to_tables(self, records, key_prefix):
-        """Yield ``(key, pa.Table)`` pairs of BATCH_SIZE records in the builder's schema."""
-        for index, table in enumerate(batched_tables(records, self.info.features.arrow_schema)):
+        """Yield ``(key, pa.Table)`` pairs of BATCH_SIZE records in the builder's schema;
+        ``key_prefix`` is the records' file, or their split."""
+        for index, table in enumerate(batched_tables(records, self.info.features.arrow_schema, key_prefix)):
             yield f"{key_prefix}:{index}", table
 
     def tables_of_files(self, files, convert, verify):

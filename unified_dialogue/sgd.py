@@ -141,7 +141,7 @@ def file_tables(data, file, config, split, schemas, train_services):
     ``train_services``."""
     dialogues = decode_dialogues(data, file, check_values=config != "unified")
     if config == "original":
-        return batched_tables(map(dialogue_to_original, dialogues), ORIGINAL_FEATURES.arrow_schema)
+        return batched_tables(map(dialogue_to_original, dialogues), ORIGINAL_FEATURES.arrow_schema, file)
     return (dialogues_to_table(dialogues[i:i + BATCH_SIZE], split, schemas, train_services, file)
             for i in range(0, len(dialogues), BATCH_SIZE))
 
