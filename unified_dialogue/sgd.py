@@ -557,9 +557,8 @@ def add_belief(beliefs, state, service, canonical):
     values = entries.values.items
     for slot, variants in state["slot_values"].items():
         entries.slot.append(slot)
-        for value in variants:
-            values.value.append(value)
-            canonical.wanted.append((service, slot, value))
+        values.value.extend(variants)
+        canonical.wanted.extend([(service, slot, value) for value in variants])
         entries.values.end_row()
     table.end_row()
     beliefs.requested_slots.items.extend(state["requested_slots"])
@@ -584,9 +583,8 @@ def add_querying_result(querying_result, results, service):
 def _add_pairs(column, mapping):
     """A row of slot/value pairs (``column``: a ListColumn of them), in the mapping's order."""
     pairs = column.items
-    for slot, value in mapping.items():
-        pairs.slot.append(slot)
-        pairs.value.append(value)
+    pairs.slot.extend(mapping.keys())
+    pairs.value.extend(mapping.values())
     column.end_row()
 
 
