@@ -97,9 +97,9 @@ class ListColumn:
             return pa.nulls(length, self._type)
         if len(self) != length:
             raise ValueError(f"{len(self)} rows in a column of {self._type}, expected {length}")
-        items = len(self.items)
-        if items != self.offsets[-1]:
-            raise ValueError(f"{items - self.offsets[-1]} items of {self._type} after the last end_row")
+        unclosed = len(self.items) - self.offsets[-1]
+        if unclosed:
+            raise ValueError(f"{unclosed} items of {self._type} after the last end_row")
         items = array_of(self.items, self._type.value_type, self.offsets[-1])
         mask = _mask(self._null_rows, length)
         return pa.ListArray.from_arrays(_offsets(self.offsets), items, type=self._type, mask=mask)

@@ -447,7 +447,8 @@ def add_turn(turns, turn, canonical, train_services):
     into the turn's dialog acts, belief state, query and querying result. ``canonical``:
     the dialogue's CanonicalValues."""
     utterance, speaker = turn["utterance"], turn["speaker"]
-    if speaker not in ACTS:
+    speaker_acts = ACTS.get(speaker)
+    if speaker_acts is None:
         raise ValueCheckFailed
     turns.roles.items.append(speaker)
     turns.roles.end_row()
@@ -455,7 +456,7 @@ def add_turn(turns, turn, canonical, train_services):
     states, call, results = [], None, None
     for frame in turn["frames"]:
         add_frame(turns.frames.items, frame, train_services)
-        add_dialog_acts(turns.dialog_acts.items, frame, utterance, ACTS[speaker], canonical)
+        add_dialog_acts(turns.dialog_acts.items, frame, utterance, speaker_acts, canonical)
         if "state" in frame:
             states.append(frame)
         if "service_call" in frame:
