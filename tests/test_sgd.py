@@ -144,11 +144,30 @@ def test_bad_file_error_names_file_dialogue_and_field(tmp_path):
         "dev/dialogues_001.json: dialogue 5_00103: field 'turns[2].frames[0].actions[0].act': unknown USER act 'SHRUG'")
 
 
-def test_bad_file_converted_in_a_worker_process_gives_the_same_error(tmp_path):
+def test_with_num_proc_one_pool_converts_the_files_of_every_split(tmp_path, monkeypatch):
+    from unified_dialogue import builder
+
+    pools = []
+
+    class RecordedPool(builder.WorkerPool):
+        def __init__(self, tasks, num_proc):
+            super().__init__(tasks, num_proc)
+            pools.append(([task.relpath for task in tasks], num_proc))
+
+    monkeypatch.setattr(builder, "WorkerPool", RecordedPool)
+    prepared = load("sgd", data_dir=str(fixture_dir("sgd")), checksums=checksums("sgd"), cache_dir=str(tmp_path / "c"),
+                    num_proc=2)
+    files = [f"{folder}/{p.name}" for folder in ("train", "dev", "test")
+             for p in sorted((fixture_dir("sgd") / folder).glob("dialogues_*.json"))]
+    assert pools == [(files, 2)]  # made once, with every split's files, in the order they are written
+    assert set(prepared) == {"train", "validation", "test"}
+
+
+def test_bad_file_with_num_proc_gives_the_same_error(tmp_path):
     import shutil
     copy = tmp_path / "copy"
     shutil.copytree(fixture_dir("sgd"), copy)
-    path = copy / "train" / "dialogues_002.json"  # train has two files: num_proc=2 uses worker processes
+    path = copy / "train" / "dialogues_002.json"  # converted here or in the worker: the same error
     dialogues = json.loads(path.read_text())
     dialogues[1]["turns"][0]["frames"][0]["slots"] = [{"slot": "x", "start": "1", "exclusive_end": 2}]
     path.write_text(json.dumps(dialogues))

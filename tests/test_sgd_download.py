@@ -32,6 +32,16 @@ def test_download_verifies_and_builds(mirror, tmp_path):
     )
 
 
+def test_streaming_reads_the_files_from_the_server(mirror, tmp_path):
+    prepared = load("sgd", data_dir=str(fixture_dir("sgd")), checksums=checksums("sgd"), cache_dir=str(tmp_path))
+    streamed = load("sgd", base_url=mirror.url, checksums=checksums("sgd"), streaming=True)
+    for split, ds in prepared.items():
+        assert list(streamed[split]) == ds.to_list(), split
+    assert mirror.fetched() == sorted(
+        p.relative_to(fixture_dir("sgd")).as_posix() for p in fixture_dir("sgd").glob("*/*.json")
+    )
+
+
 def test_corrupted_download_fails_naming_file_and_checksums(mirror, tmp_path):
     mirror.corrupted.add("dev/dialogues_001.json")
     with pytest.raises(ChecksumError) as error:

@@ -1,6 +1,6 @@
 """What every corpus builder shares: configs, fetching (download or ``data_dir``), verified
 reads, turning mapped records into Arrow tables in batches, and converting source files
-to tables file by file, in this process or in a pool of worker processes (``num_proc``)."""
+to tables file by file (parallel.py: in this process, or in several with ``num_proc``)."""
 
 import contextlib
 import functools
@@ -8,14 +8,7 @@ import gc
 import hashlib
 import itertools
 import json
-import multiprocessing
 import os
-import pickle
-import shutil
-import sys
-import tempfile
-import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, NamedTuple, Optional
 
@@ -25,6 +18,7 @@ import pyarrow as pa
 from datasets.utils.info_utils import VerificationMode
 
 from .errors import SourceFormatError
+from .parallel import WorkerPool, convert_here
 from .sources import FileRecord, download, local_files, read_checksum_table, verify_bytes
 
 LONE_SURROGATE = "a string with a lone surrogate, which is not Unicode text"
@@ -167,75 +161,6 @@ class FileTask(NamedTuple):
             return list(self.convert(data, self.relpath))
 
 
-def convert_here(tasks):
-    """The tables of every task, in order, in this process. The next file is read and
-    verified in a thread meanwhile: reading and hashing release the GIL."""
-    with ThreadPoolExecutor(max_workers=1) as reader:
-        upcoming = reader.submit(tasks[0].read) if tasks else None
-        for task, next_task in zip(tasks, tasks[1:] + [None]):
-            data = upcoming.result()
-            if next_task is not None:
-                upcoming = reader.submit(next_task.read)
-            yield task.tables(data)
-
-
-def convert_to_arrow_file(folder, task):
-    """The tables of a task, converted in a worker process and written to an Arrow file in
-    ``folder``, whose path is returned."""
-    try:
-        tables = task.tables(task.read())
-    except Exception as error:
-        # An error that cannot be rebuilt from its pickle would stop the pool's result
-        # thread in the parent, which then waits forever: send its text instead.
-        try:
-            pickle.loads(pickle.dumps(error))
-        except Exception:
-            raise RuntimeError(f"{task.relpath}: {type(error).__name__}: {error}") from None
-        raise
-    path = os.path.join(folder, f"{os.getpid()}-{uuid.uuid4().hex}.arrow")
-    with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, task.schema) as writer:
-        for table in tables:
-            writer.write_table(table)
-    return path
-
-
-def take_tables(path):
-    """The tables of an Arrow file written by convert_to_arrow_file; the file is removed."""
-    with pa.OSFile(path) as source:
-        reader = pa.ipc.open_file(source)
-        tables = [pa.Table.from_batches([reader.get_batch(i)]) for i in range(reader.num_record_batches)]
-    os.remove(path)
-    return tables
-
-
-class WorkerPool:
-    """Processes that convert several files at once; the tables come in task order.
-
-    The tables come back through Arrow files in a temporary folder: sent through the pool's
-    pipes, each file's megabytes kept its worker waiting for the parent process to read
-    them, for about a third of the time the conversion took.
-    """
-
-    def __init__(self, num_proc):
-        self.num_proc = num_proc
-        self.folder = tempfile.mkdtemp(prefix="unified-dialogue-")
-        # Forked workers start in milliseconds with everything imported; other platforms
-        # keep their default start method.
-        context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
-        self.pool = context.Pool(num_proc)
-
-    def convert_in_order(self, tasks):
-        # All at once: the results wait on disk, not in memory.
-        results = [self.pool.apply_async(convert_to_arrow_file, (self.folder, task)) for task in tasks]
-        for result in results:
-            yield take_tables(result.get())
-
-    def close(self):
-        self.pool.terminate()
-        self.pool.join()
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-
 @dataclass
 class CorpusConfig(datasets.BuilderConfig):
     """``base_url`` and ``checksums`` point the builder at a mirror and its checksum table
@@ -260,13 +185,14 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
         # datasets does not hand the verification mode to _split_generators: keep it.
         self._verify = verification_mode != VerificationMode.NO_CHECKS
         # datasets would give every split a pool of its own (a new pool and manager process
-        # per split, files dealt out by count, not size); tables_of_files instead shares one
-        # pool across splits and gives each worker the next file as soon as it is free.
+        # per split, files dealt out by count, not size); tables_of_tasks instead starts one
+        # WorkerPool for every split's files, and each process takes the next file when free.
         self._num_proc = prepare_split_kwargs.pop("num_proc", None) or 1
+        self._planned = []  # the FileTasks of every split, made by file_tasks
         try:
             return super()._download_and_prepare(dl_manager, verification_mode, **prepare_split_kwargs)
         finally:
-            pool, self._pool, self._num_proc = getattr(self, "_pool", None), None, 1
+            pool, self._pool, self._num_proc, self._planned = getattr(self, "_pool", None), None, 1, []
             if pool is not None:
                 pool.close()
 
@@ -301,25 +227,29 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
         for index, table in enumerate(batched_tables(records, self.info.features.arrow_schema, key_prefix)):
             yield f"{key_prefix}:{index}", table
 
-    def tables_of_files(self, files, convert, verify):
-        """Yield ``(key, pa.Table)`` pairs for ``files`` (``(relpath, path)`` pairs), in order.
+    def file_tasks(self, files, convert, verify):
+        """The FileTasks of ``files`` (``(relpath, path)`` pairs), for tables_of_tasks.
 
         ``convert(data, relpath)`` gives the pa.Tables of one file's bytes, in the builder's
-        schema (for records, batched_tables gives them). With ``num_proc``
-        above 1, worker processes convert several files at once, so ``convert`` must be
-        picklable: a module-level function, or a ``functools.partial`` of one.
+        schema (for records, batched_tables gives them). With ``num_proc`` above 1, worker
+        processes convert files at once, so ``convert`` must be picklable: a module-level
+        function, or a ``functools.partial`` of one. The workers start on the tasks made so
+        far when the first split is written: a loader that makes the tasks of every split
+        in ``_split_generators`` keeps them busy from one split to the next.
         """
         table = self.checksum_table() if verify else {}
         schema = self.info.features.arrow_schema
         tasks = [FileTask(convert, schema, relpath, path, table.get(relpath)) for relpath, path in files]
-        for (relpath, _), tables in zip(files, self._convert_in_order(tasks)):
-            for index, arrow_table in enumerate(tables):
-                yield f"{relpath}:{index}", arrow_table
+        self._planned = getattr(self, "_planned", []) + tasks
+        return tasks
 
-    def _convert_in_order(self, tasks):
-        num_proc = getattr(self, "_num_proc", 1)
-        if num_proc < 2 or len(tasks) < 2:
-            return convert_here(tasks)
-        if getattr(self, "_pool", None) is None:
-            self._pool = WorkerPool(num_proc)
-        return self._pool.convert_in_order(tasks)
+    def tables_of_tasks(self, tasks):
+        """Yield ``(key, pa.Table)`` pairs for ``tasks`` (from file_tasks), in order."""
+        num_proc, planned = getattr(self, "_num_proc", 1), getattr(self, "_planned", [])
+        if getattr(self, "_pool", None) is None and num_proc > 1 and len(planned) > 1:
+            self._pool = WorkerPool(planned, num_proc)
+        pool = getattr(self, "_pool", None)
+        converted = convert_here(tasks) if pool is None else pool.convert_in_order(tasks)
+        for task, tables in zip(tasks, converted):
+            for index, arrow_table in enumerate(tables):
+                yield f"{task.relpath}:{index}", arrow_table

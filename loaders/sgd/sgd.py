@@ -48,6 +48,9 @@ class Sgd(builder.CorpusBuilder):
         wanted = [p for p in table if self.config.name != "schema" or p.endswith("/schema.json")]
         pattern = "*/schema.json" if self.config.name == "schema" else "*/*.json"
         files = self.fetch(dl_manager, wanted, pattern)
+        train_services = None
+        if self.config.name != "schema" and "train/schema.json" in files:
+            train_services = frozenset(self._read_services("train/schema.json", files, self.verify))
         generators = []
         for split, folder in sgd.SPLIT_DIRS.items():
             if not any(p.startswith(f"{folder}/") for p in table):
@@ -56,27 +59,25 @@ class Sgd(builder.CorpusBuilder):
             needed = f"{folder}/schema.json" in files if self.config.name == "schema" else dialogue_files
             if not self.verify and not needed:
                 continue  # a partial local copy without this split
+            services = self._read_services(f"{folder}/schema.json", files, self.verify)
+            tasks = []
+            if self.config.name != "schema":
+                # Made here for every split, so that with num_proc the workers start on them all.
+                convert = functools.partial(sgd.file_tables, config=self.config.name, split=split,
+                                            schemas=services, train_services=train_services)
+                tasks = self.file_tasks([(p, files[p]) for p in dialogue_files], convert, self.verify)
             generators.append(datasets.SplitGenerator(name=split, gen_kwargs={
-                "split": split,
-                "schema": (f"{folder}/schema.json", files.get(f"{folder}/schema.json")),
-                "train_schema": ("train/schema.json", files.get("train/schema.json")),
-                "dialogue_files": [(p, files[p]) for p in dialogue_files],
-                "verify": self.verify,
-            }))
+                "split": split, "services": services, "tasks": tasks}))
         return generators
 
-    def _generate_tables(self, split, schema, train_schema, dialogue_files, verify):
-        services = self._read_services(schema, verify)
+    def _generate_tables(self, split, services, tasks):
         if self.config.name == "schema":
             yield from self.to_tables(services.values(), split)
-            return
-        train_services = None if train_schema[1] is None else frozenset(self._read_services(train_schema, verify))
-        convert = functools.partial(sgd.file_tables, config=self.config.name, split=split, schemas=services,
-                                    train_services=train_services)
-        yield from self.tables_of_files(dialogue_files, convert, verify)
+        else:
+            yield from self.tables_of_tasks(tasks)
 
-    def _read_services(self, schema, verify):
-        relpath, path = schema
+    def _read_services(self, relpath, files, verify):
+        path = files.get(relpath)
         if path is None:
             raise FileNotFoundError(f"{relpath} is missing: every split needs its schema.json")
         services = self.read_json_list(path, relpath, verify)

@@ -1,0 +1,140 @@
+"""Converting files in several processes: the tables in task order, whoever converts a
+file, and a worker's error or death reported, never waited on."""
+
+import os
+import time
+
+import pyarrow as pa
+import pytest
+
+from unified_dialogue.errors import SourceFormatError
+from unified_dialogue.parallel import WorkerPool, convert_here
+
+SCHEMA = pa.schema([("task", pa.int64()), ("row", pa.int64()), ("pid", pa.int64())])
+TEST_PROCESS = os.getpid()
+
+
+class Task:
+    """A file to convert: ``rows`` rows in two tables, each naming the process that made it.
+    ``seconds``: time converting takes; ``in_workers``: what happens in a worker process
+    instead ("error", "unpicklable error", "exit")."""
+
+    schema = SCHEMA
+
+    def __init__(self, number, rows=3, seconds=0.0, in_workers=None):
+        self.number, self.rows, self.seconds, self.in_workers = number, rows, seconds, in_workers
+        self.relpath = f"dialogues_{number:03d}.json"
+
+    def read(self):
+        return b"[]"
+
+    def tables(self, data):
+        time.sleep(self.seconds)
+        if os.getpid() != TEST_PROCESS:
+            if self.in_workers == "error":
+                raise SourceFormatError(self.relpath, "dialogue 1_00001", "turns[0].speaker", "unknown speaker 'BOT'")
+            if self.in_workers == "unpicklable error":
+                raise UnpicklableError(self.relpath)
+            if self.in_workers == "exit":
+                os._exit(3)
+        rows = {"task": [self.number] * self.rows, "row": list(range(self.rows)), "pid": [os.getpid()] * self.rows}
+        table = pa.table(rows, schema=SCHEMA)
+        return [table.slice(0, 1), table.slice(1)]
+
+
+class UnpicklableError(Exception):
+    def __init__(self, relpath):  # a second argument pickle does not know of
+        super().__init__(f"{relpath} is broken")
+        self.handle = lambda: None
+
+    def __reduce__(self):
+        raise TypeError("cannot pickle this error")
+
+
+def rows_of(converted):
+    """(task, row) of every row, in the order the tables came, and the processes that made them."""
+    tables = [table for tables in converted for table in tables]
+    table = pa.concat_tables(tables)
+    return list(zip(table["task"].to_pylist(), table["row"].to_pylist())), set(table["pid"].to_pylist())
+
+
+@pytest.fixture
+def pool_of():
+    pools = []
+
+    def make(tasks, num_proc):
+        pools.append(WorkerPool(tasks, num_proc))
+        return pools[-1]
+
+    yield make
+    for pool in pools:
+        pool.close()
+        assert not os.path.exists(pool.folder)
+
+
+def all_claimed_by_workers(pool):
+    """Wait until the workers have claimed every task, so that none is converted here."""
+    deadline = time.monotonic() + 30
+    while pool.counter.value < len(pool.tasks):
+        assert time.monotonic() < deadline, "the workers never claimed every task"
+        time.sleep(0.005)
+
+
+@pytest.mark.parametrize("num_proc", [2, 3])
+def test_tables_come_in_task_order_and_every_process_converts(pool_of, num_proc):
+    tasks = [Task(n, rows=1 + n % 3, seconds=0.05) for n in range(8)]
+    expected, here = rows_of(convert_here(tasks))
+    assert here == {TEST_PROCESS}
+    got, processes = rows_of(pool_of(tasks, num_proc).convert_in_order(tasks))
+    assert got == expected
+    # This process converts whatever is next and unclaimed; the workers take the rest.
+    assert TEST_PROCESS in processes and len(processes) > 1
+
+
+def test_tables_a_worker_converted_come_back_through_files(pool_of):
+    tasks = [Task(n) for n in range(5)]
+    pool = pool_of(tasks, 2)
+    all_claimed_by_workers(pool)
+    got, processes = rows_of(pool.convert_in_order(tasks))
+    assert got == rows_of(convert_here(tasks))[0]
+    assert TEST_PROCESS not in processes
+    assert os.listdir(pool.folder) == []  # each file removed once its tables are taken
+
+
+def test_a_task_the_pool_was_not_made_with_is_converted_here(pool_of):
+    tasks = [Task(n) for n in range(3)]
+    extra = Task(7)
+    pool = pool_of(tasks, 2)
+    got, processes = rows_of(pool.convert_in_order(tasks[:1] + [extra]))
+    assert [task for task, _ in got] == [0, 0, 0, 7, 7, 7]
+    assert TEST_PROCESS in processes
+
+
+def test_an_error_in_a_worker_is_raised_here_when_its_file_is_reached(pool_of):
+    tasks = [Task(0), Task(1), Task(2, in_workers="error"), Task(3)]
+    pool = pool_of(tasks, 2)
+    all_claimed_by_workers(pool)
+    converted = pool.convert_in_order(tasks)
+    assert [len(next(converted)) for _ in range(2)] == [2, 2]  # the files before it
+    with pytest.raises(SourceFormatError) as error:
+        next(converted)
+    assert str(error.value) == ("dialogues_002.json: dialogue 1_00001: field 'turns[0].speaker': "
+                                "unknown speaker 'BOT'")
+
+
+def test_an_error_that_does_not_pickle_arrives_as_its_text(pool_of):
+    tasks = [Task(0), Task(1, in_workers="unpicklable error")]
+    pool = pool_of(tasks, 2)
+    all_claimed_by_workers(pool)
+    with pytest.raises(RuntimeError, match=r"^dialogues_001.json: UnpicklableError: dialogues_001.json is broken$"):
+        list(pool.convert_in_order(tasks))
+
+
+def test_a_worker_that_dies_is_reported_not_waited_on(pool_of):
+    tasks = [Task(0), Task(1, in_workers="exit")]
+    pool = pool_of(tasks, 2)
+    all_claimed_by_workers(pool)
+    converted = pool.convert_in_order(tasks)
+    assert len(next(converted)) == 2
+    with pytest.raises(RuntimeError, match=r"^dialogues_001.json: the worker process converting it ended"):
+        next(converted)

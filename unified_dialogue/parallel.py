@@ -1,0 +1,185 @@
+"""Converting source files to Arrow tables, in this process or in several at once.
+
+A task is one source file: ``task.read()`` gives its bytes, ``task.tables(data)`` the list
+of its pa.Tables (in ``task.schema``), and ``task.relpath`` names it (builder.FileTask).
+The tables always come in task order, which is the order of the dataset's records.
+"""
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import pickle
+import shutil
+import sys
+import tempfile
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import pyarrow as pa
+
+
+def convert_here(tasks):
+    """The tables of every task, in order, in this process. The next file is read and
+    verified in a thread meanwhile: reading and hashing release the GIL."""
+    with ThreadPoolExecutor(max_workers=1) as reader:
+        upcoming = reader.submit(tasks[0].read) if tasks else None
+        for task, next_task in zip(tasks, tasks[1:] + [None]):
+            data = upcoming.result()
+            if next_task is not None:
+                upcoming = reader.submit(next_task.read)
+            yield task.tables(data)
+
+
+def convert_to_arrow_file(folder, task):
+    """The tables of a task written to a new Arrow file in ``folder``; its path."""
+    tables = task.tables(task.read())
+    path = os.path.join(folder, f"{os.getpid()}-{uuid.uuid4().hex}.arrow")
+    with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, task.schema) as writer:
+        for table in tables:
+            writer.write_table(table)
+    return path
+
+
+def take_tables(path):
+    """The tables of an Arrow file written by convert_to_arrow_file, memory-mapped, so that
+    the process that writes the dataset copies them once only. The file is removed; its
+    pages stay readable until the tables are dropped."""
+    with pa.memory_map(path) as source:
+        reader = pa.ipc.open_file(source)
+        tables = [pa.Table.from_batches([reader.get_batch(i)]) for i in range(reader.num_record_batches)]
+    os.remove(path)
+    return tables
+
+
+def sendable(error, relpath):
+    """``error``, or, if it cannot be rebuilt from its pickle, a RuntimeError with its text:
+    a worker's error reaches this process through a pipe, which carries pickles only."""
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:
+        return RuntimeError(f"{relpath}: {type(error).__name__}: {error}")
+
+
+def claim(counter, count, index=None):
+    """Claim the next task nobody has started (``counter``: its index, shared by every
+    process), or None if all ``count`` are started. With ``index``, claim only that task."""
+    with counter.get_lock():
+        claimed = counter.value
+        if claimed >= count or (index is not None and claimed != index):
+            return None
+        counter.value = claimed + 1
+        return claimed
+
+
+def converted(folder, task):
+    """``(path, None)``: the task's tables written to an Arrow file in ``folder`` by
+    convert_to_arrow_file; or ``(None, error)`` if converting it failed."""
+    try:
+        return convert_to_arrow_file(folder, task), None
+    except Exception as error:
+        return None, sendable(error, task.relpath)
+
+
+def convert_claimed(tasks, counter, folder, results):
+    """A worker process: convert tasks as it claims them, until none is left, sending
+    ``(index, *converted(folder, task))`` for each through ``results``."""
+    while True:
+        index = claim(counter, len(tasks))
+        if index is None:
+            return
+        results.send((index, *converted(folder, tasks[index])))
+
+
+class WorkerPool:
+    """``num_proc`` processes converting ``tasks`` at once: this one and ``num_proc - 1``
+    worker processes, started now. Each process takes the next task nobody has started.
+    This process, which also writes the dataset, converts a task as soon as it is the one
+    whose tables it needs next; when that one is another process's and not ready, it takes
+    the next tasks nobody has started meanwhile. So no process waits while there is work
+    left, and this one converts less as its writing grows.
+
+    Tables converted ahead of their turn come back through Arrow files in a temporary
+    folder: sent through a pipe, a file's megabytes kept its worker waiting for this
+    process to read them.
+    """
+
+    def __init__(self, tasks, num_proc):
+        self.tasks = list(tasks)
+        self.index = {task.relpath: index for index, task in enumerate(self.tasks)}
+        self.folder = tempfile.mkdtemp(prefix="unified-dialogue-")
+        # Forked workers start in milliseconds with everything imported and the tasks in
+        # memory; other platforms keep their default start method.
+        context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
+        self.counter = context.Value("i", 0)
+        self.results = {}  # index -> (path, error), as workers send them
+        self.running = {}  # pipe -> its worker, until the worker ends
+        for _ in range(num_proc - 1):
+            receiver, sender = context.Pipe(duplex=False)
+            worker = context.Process(target=convert_claimed, args=(self.tasks, self.counter, self.folder, sender),
+                                     daemon=True)
+            worker.start()
+            sender.close()
+            self.running[receiver] = worker
+
+    def convert_in_order(self, tasks):
+        """The tables of each of ``tasks``, in order. Tasks the pool was not made with
+        are converted in this process."""
+        for task in tasks:
+            index = self.index.get(task.relpath)
+            if index is None or claim(self.counter, len(self.tasks), index) is not None:
+                yield task.tables(task.read())
+            else:
+                yield take_tables(self._result(index))
+
+    def _result(self, index):
+        """The Arrow file of a task another process claimed; meanwhile this process
+        converts the tasks nobody has started."""
+        while index not in self.results:
+            self._receive(wait=False)
+            if index in self.results:
+                break
+            ahead = claim(self.counter, len(self.tasks))
+            if ahead is not None:
+                self.results[ahead] = converted(self.folder, self.tasks[ahead])
+            elif not self.running:
+                raise RuntimeError(f"{self.tasks[index].relpath}: the worker process converting it ended "
+                                   "without a result")
+            else:
+                self._receive(wait=True)
+        path, error = self.results.pop(index)
+        if error is not None:
+            raise error
+        return path
+
+    def _receive(self, wait):
+        """Take the results the workers have sent; with ``wait``, wait for one to send or end."""
+        sentinels = {worker.sentinel: receiver for receiver, worker in self.running.items()}
+        for ready in multiprocessing.connection.wait([*self.running, *sentinels], timeout=None if wait else 0):
+            receiver = sentinels.get(ready, ready)
+            if receiver in self.running:  # its pipe and its sentinel can both be ready
+                self._receive_from(receiver)
+
+    def _receive_from(self, receiver):
+        """Take the results ``receiver`` holds; once its worker has ended, forget both."""
+        worker = self.running[receiver]
+        ended = not worker.is_alive()  # asked first: a worker that has ended has sent everything
+        try:
+            while receiver.poll():
+                index, path, error = receiver.recv()
+                self.results[index] = (path, error)
+        except EOFError:  # the worker closed its end: it is ending
+            ended = True
+        if ended:
+            del self.running[receiver]
+            worker.join()
+            receiver.close()
+
+    def close(self):
+        for worker in self.running.values():
+            worker.terminate()
+        for receiver, worker in self.running.items():
+            worker.join()
+            receiver.close()
+        self.running = {}
+        shutil.rmtree(self.folder, ignore_errors=True)
