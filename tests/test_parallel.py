@@ -138,3 +138,17 @@ def test_a_worker_that_dies_is_reported_not_waited_on(pool_of):
     assert len(next(converted)) == 2
     with pytest.raises(RuntimeError, match=r"^dialogues_001.json: the worker process converting it ended"):
         next(converted)
+
+
+def test_a_file_that_cannot_be_removed_while_mapped_is_removed_with_the_folder(pool_of, monkeypatch):
+    tasks = [Task(n) for n in range(3)]
+    pool = pool_of(tasks, 2)
+    all_claimed_by_workers(pool)
+
+    def refuse(path):
+        raise PermissionError(f"{path} is mapped")
+
+    monkeypatch.setattr(os, "remove", refuse)
+    got, _ = rows_of(pool.convert_in_order(tasks))
+    assert got == rows_of(convert_here(tasks))[0]
+    assert len(os.listdir(pool.folder)) == 3  # the fixture checks that close() removes them

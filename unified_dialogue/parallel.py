@@ -47,7 +47,10 @@ def take_tables(path):
     with pa.memory_map(path) as source:
         reader = pa.ipc.open_file(source)
         tables = [pa.Table.from_batches([reader.get_batch(i)]) for i in range(reader.num_record_batches)]
-    os.remove(path)
+    try:
+        os.remove(path)
+    except OSError:  # a platform that cannot remove a mapped file: WorkerPool.close removes the folder
+        pass
     return tables
 
 
