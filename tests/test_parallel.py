@@ -152,3 +152,51 @@ def test_a_file_that_cannot_be_removed_while_mapped_is_removed_with_the_folder(p
     got, _ = rows_of(pool.convert_in_order(tasks))
     assert got == rows_of(convert_here(tasks))[0]
     assert len(os.listdir(pool.folder)) == 3  # the fixture checks that close() removes them
+
+
+def test_a_worker_that_dies_fails_its_file_at_once_while_others_work_on(pool_of):
+    tasks = [Task(0, in_workers="exit")] + [Task(n, seconds=0.5) for n in range(1, 10)]
+    pool = pool_of(tasks, 3)
+    deadline = time.monotonic() + 30
+    while pool.counter.value < 1:  # a worker holds task 0
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    with pytest.raises(RuntimeError, match=r"^dialogues_000.json: the worker process converting it ended "
+                                           r"without a result \(exit code 3\)$"):
+        next(pool.convert_in_order(tasks))
+    assert pool.counter.value < len(tasks)  # not after converting everything else first
+
+
+def test_two_tasks_of_one_file_keep_their_own_tables(pool_of):
+    first, second = Task(1), Task(2)
+    second.relpath = first.relpath  # one source file read two ways, e.g. by two splits
+    tasks = [first, second]
+    pool = pool_of(tasks, 2)
+    all_claimed_by_workers(pool)
+    got, _ = rows_of(pool.convert_in_order(tasks))
+    assert [task for task, _ in got] == [1, 1, 1, 2, 2, 2]
+
+
+def test_workers_that_cannot_all_start_leave_nothing_behind(monkeypatch):
+    import multiprocessing.context
+    import tempfile
+
+    folders, started = [], []
+    make_folder, start = tempfile.mkdtemp, multiprocessing.context.ForkProcess._Popen
+
+    def recorded_folder(**kwargs):
+        folders.append(make_folder(**kwargs))
+        return folders[-1]
+
+    def second_fork_fails(process):
+        if started:
+            raise OSError(11, "Resource temporarily unavailable")
+        started.append(process)
+        return start(process)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", recorded_folder)
+    monkeypatch.setattr(multiprocessing.context.ForkProcess, "_Popen", staticmethod(second_fork_fails))
+    with pytest.raises(OSError, match="Resource temporarily unavailable"):
+        WorkerPool([Task(n, seconds=0.2) for n in range(6)], 3)
+    assert len(started) == 1 and not started[0].is_alive()
+    assert folders and not os.path.exists(folders[0])

@@ -64,14 +64,18 @@ def sendable(error, relpath):
         return RuntimeError(f"{relpath}: {type(error).__name__}: {error}")
 
 
-def claim(counter, count, index=None):
+def claim(counter, count, index=None, working=None, worker=None):
     """Claim the next task nobody has started (``counter``: its index, shared by every
-    process), or None if all ``count`` are started. With ``index``, claim only that task."""
+    process), or None if all ``count`` are started. With ``index``, claim only that task.
+    A worker notes its claim in ``working[worker]`` (shared), so that if it dies, the
+    task it held is known at once."""
     with counter.get_lock():
         claimed = counter.value
         if claimed >= count or (index is not None and claimed != index):
             return None
         counter.value = claimed + 1
+        if working is not None:
+            working[worker] = claimed
         return claimed
 
 
@@ -84,11 +88,11 @@ def converted(folder, task):
         return None, sendable(error, task.relpath)
 
 
-def convert_claimed(tasks, counter, folder, results):
-    """A worker process: convert tasks as it claims them, until none is left, sending
-    ``(index, *converted(folder, task))`` for each through ``results``."""
+def convert_claimed(tasks, counter, working, worker, folder, results):
+    """Worker number ``worker``: convert tasks as it claims them, until none is left,
+    sending ``(index, *converted(folder, task))`` for each through ``results``."""
     while True:
-        index = claim(counter, len(tasks))
+        index = claim(counter, len(tasks), working=working, worker=worker)
         if index is None:
             return
         results.send((index, *converted(folder, tasks[index])))
@@ -109,27 +113,34 @@ class WorkerPool:
 
     def __init__(self, tasks, num_proc):
         self.tasks = list(tasks)
-        self.index = {task.relpath: index for index, task in enumerate(self.tasks)}
+        # By the task itself, not its relpath: two tasks may read one file differently.
+        self.index = {id(task): index for index, task in enumerate(self.tasks)}
         self.folder = tempfile.mkdtemp(prefix="unified-dialogue-")
         # Forked workers start in milliseconds with everything imported and the tasks in
         # memory; other platforms keep their default start method.
         context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
         self.counter = context.Value("i", 0)
-        self.results = {}  # index -> (path, error), as workers send them
-        self.running = {}  # pipe -> its worker, until the worker ends
-        for _ in range(num_proc - 1):
-            receiver, sender = context.Pipe(duplex=False)
-            worker = context.Process(target=convert_claimed, args=(self.tasks, self.counter, self.folder, sender),
-                                     daemon=True)
-            worker.start()
-            sender.close()
-            self.running[receiver] = worker
+        self.working = context.Array("i", [-1] * (num_proc - 1))  # each worker's last claim
+        self.results = {}  # index -> (path, error), until its tables are taken
+        self.done = set()  # every index that has had a result
+        self.running = {}  # pipe -> (its worker, the worker's number), until the worker ends
+        try:
+            for number in range(num_proc - 1):
+                receiver, sender = context.Pipe(duplex=False)
+                worker = context.Process(target=convert_claimed, daemon=True, args=(
+                    self.tasks, self.counter, self.working, number, self.folder, sender))
+                worker.start()
+                sender.close()
+                self.running[receiver] = (worker, number)
+        except BaseException:
+            self.close()
+            raise
 
     def convert_in_order(self, tasks):
         """The tables of each of ``tasks``, in order. Tasks the pool was not made with
         are converted in this process."""
         for task in tasks:
-            index = self.index.get(task.relpath)
+            index = self.index.get(id(task))
             if index is None or claim(self.counter, len(self.tasks), index) is not None:
                 yield task.tables(task.read())
             else:
@@ -144,7 +155,7 @@ class WorkerPool:
                 break
             ahead = claim(self.counter, len(self.tasks))
             if ahead is not None:
-                self.results[ahead] = converted(self.folder, self.tasks[ahead])
+                self._record(ahead, *converted(self.folder, self.tasks[ahead]))
             elif not self.running:
                 raise RuntimeError(f"{self.tasks[index].relpath}: the worker process converting it ended "
                                    "without a result")
@@ -157,31 +168,41 @@ class WorkerPool:
 
     def _receive(self, wait):
         """Take the results the workers have sent; with ``wait``, wait for one to send or end."""
-        sentinels = {worker.sentinel: receiver for receiver, worker in self.running.items()}
+        sentinels = {worker.sentinel: receiver for receiver, (worker, _) in self.running.items()}
         for ready in multiprocessing.connection.wait([*self.running, *sentinels], timeout=None if wait else 0):
             receiver = sentinels.get(ready, ready)
             if receiver in self.running:  # its pipe and its sentinel can both be ready
                 self._receive_from(receiver)
 
     def _receive_from(self, receiver):
-        """Take the results ``receiver`` holds; once its worker has ended, forget both."""
-        worker = self.running[receiver]
+        """Take the results ``receiver`` holds; once its worker has ended, forget both, and
+        if it ended without a result for the task it held, that task fails now."""
+        worker, number = self.running[receiver]
         ended = not worker.is_alive()  # asked first: a worker that has ended has sent everything
         try:
             while receiver.poll():
                 index, path, error = receiver.recv()
-                self.results[index] = (path, error)
-        except EOFError:  # the worker closed its end: it is ending
+                self._record(index, path, error)
+        except (EOFError, OSError):  # the worker closed its end, or died in the middle of a message
             ended = True
         if ended:
             del self.running[receiver]
             worker.join()
             receiver.close()
+            held = self.working[number]
+            if held >= 0 and held not in self.done:
+                self._record(held, None, RuntimeError(
+                    f"{self.tasks[held].relpath}: the worker process converting it ended without a result "
+                    f"(exit code {worker.exitcode})"))
+
+    def _record(self, index, path, error):
+        self.results[index] = (path, error)
+        self.done.add(index)
 
     def close(self):
-        for worker in self.running.values():
+        for worker, _ in self.running.values():
             worker.terminate()
-        for receiver, worker in self.running.items():
+        for receiver, (worker, _) in self.running.items():
             worker.join()
             receiver.close()
         self.running = {}
