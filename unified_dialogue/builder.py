@@ -246,9 +246,9 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
     def tables_of_tasks(self, tasks):
         """Yield ``(key, pa.Table)`` pairs for ``tasks`` (from file_tasks), in order."""
         num_proc, planned = getattr(self, "_num_proc", 1), getattr(self, "_planned", [])
-        if getattr(self, "_pool", None) is None and num_proc > 1 and len(planned) > 1:
-            self._pool = WorkerPool(planned, num_proc)
         pool = getattr(self, "_pool", None)
+        if pool is None and num_proc > 1 and len(planned) > 1:
+            pool = self._pool = WorkerPool(planned, num_proc)
         converted = convert_here(tasks) if pool is None else pool.convert_in_order(tasks)
         for task, tables in zip(tasks, converted):
             for index, arrow_table in enumerate(tables):

@@ -48,9 +48,16 @@ class Sgd(builder.CorpusBuilder):
         wanted = [p for p in table if self.config.name != "schema" or p.endswith("/schema.json")]
         pattern = "*/schema.json" if self.config.name == "schema" else "*/*.json"
         files = self.fetch(dl_manager, wanted, pattern)
+        read = {}  # folder -> its services, each schema.json read and checked once
+
+        def services_of(folder):
+            if folder not in read:
+                read[folder] = self._read_services(f"{folder}/schema.json", files, self.verify)
+            return read[folder]
+
         train_services = None
         if self.config.name != "schema" and "train/schema.json" in files:
-            train_services = frozenset(self._read_services("train/schema.json", files, self.verify))
+            train_services = frozenset(services_of("train"))
         generators = []
         for split, folder in sgd.SPLIT_DIRS.items():
             if not any(p.startswith(f"{folder}/") for p in table):
@@ -59,7 +66,7 @@ class Sgd(builder.CorpusBuilder):
             needed = f"{folder}/schema.json" in files if self.config.name == "schema" else dialogue_files
             if not self.verify and not needed:
                 continue  # a partial local copy without this split
-            services = self._read_services(f"{folder}/schema.json", files, self.verify)
+            services = services_of(folder)
             tasks = []
             if self.config.name != "schema":
                 # Made here for every split, so that with num_proc the workers start on them all.
