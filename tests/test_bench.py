@@ -22,12 +22,48 @@ def test_benchmark_runs_every_row_on_the_sgd_fixtures():
     for label, line in rows.items():
         if "cannot read the files" not in line:  # datasets' json loader, on some versions
             assert f" {dialogues} " in line, line
-    assert "× floor" in table.splitlines()[0]
+    assert "× floor" in table.splitlines()[0] and "CPU s" in table.splitlines()[0]
+    for label, line in rows.items():
+        if "build" in label:
+            assert float(line[50:59]) > 0, line  # the CPU column
     assert "speed-up over 1 process" in rows["sgd unified: build, num_proc=2"]
     assert "speed-up over 1 process" in rows["sgd: floor, 2 processes"]
     assert "first record after" in rows["sgd unified: streaming"]
     assert "memory-mapped" in rows["sgd unified: reload from cache"]
     assert "REBUILT" not in rows["sgd unified: reload from cache"]
+
+
+def test_table_gives_cpu_time_of_num_proc_against_one_process():
+    def row(label, measure, num_proc, seconds, cpu):
+        spec = {"corpus": "sgd", "measure": measure, "config": None if measure == "floor" else "unified"}
+        if num_proc:
+            spec["num_proc"] = num_proc
+        return bench.Row(label, spec, results=[{"seconds": seconds, "cpu": cpu, "peak_rss": bench.MIB, "records": 3}])
+
+    table = bench.format_table([
+        row("floor", "floor", None, 0.5, 0.5),
+        row("build", "build", None, 1.0, 1.1),
+        row("build np2", "build", 2, 0.625, 1.375),
+    ])
+    lines = {line[:40].strip(): line for line in table.splitlines()[2:]}
+    assert "1.60×, CPU time 1.25× that of 1 process" in lines["build np2"]
+    assert float(lines["build np2"][50:59]) == 1.375
+
+
+def test_cpu_seconds_count_children_that_have_ended():
+    import multiprocessing
+    import time
+
+    def burn():
+        end = time.process_time() + 0.3
+        while time.process_time() < end:
+            pass
+
+    before = bench._cpu_seconds()
+    child = multiprocessing.get_context("fork").Process(target=burn)
+    child.start()
+    child.join()
+    assert bench._cpu_seconds() - before >= 0.25
 
 
 def test_sgd_input_links_every_dialogue_file_scale_times(tmp_path):

@@ -11,7 +11,8 @@ replicated to about their upstream size (times N) from ``--ccpe`` and ``--faithd
 (by default the test fixtures), when their loaders exist.
 
 Every measurement runs in a fresh Python process, so that its peak RSS is its own; the
-time is that of the operation alone (imports excluded). Each row gives the median over
+time is that of the operation alone (imports excluded), as is the CPU time (user and
+system, of every process of the operation: what ``num_proc`` spends in all). Each row gives the median over
 ``--repeat`` runs. The peak RSS of a multi-process build is that of its largest process.
 Linux only (peak RSS comes from /proc).
 """
@@ -163,6 +164,13 @@ def _peak_rss():
     return max(own, workers) * 1024  # both in KiB
 
 
+def _cpu_seconds():
+    """User and system time of this process and of its children that have ended (a
+    build's workers are joined before it returns)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _load_file(path):
     with open(path, "rb") as f:
         dialogues = json.load(f)
@@ -258,7 +266,9 @@ def child_main(spec):
 
         datasets.disable_progress_bars()
         builder_class(spec["corpus"])
+    cpu_before = _cpu_seconds()
     result = MEASURES[spec["measure"]](spec)
+    result["cpu"] = _cpu_seconds() - cpu_before
     result["peak_rss"] = _peak_rss()
     print(json.dumps(result))
 
@@ -321,14 +331,14 @@ def _median(row, key):
 
 
 def format_table(rows):
-    lines = [f"{'':<40}{'median s':>10}{'× floor':>9}{'peak RSS MiB':>14}{'records':>9}  note", "-" * 100]
+    lines = [f"{'':<40}{'median s':>10}{'CPU s':>9}{'× floor':>9}{'peak RSS MiB':>14}{'records':>9}  note", "-" * 109]
     floors, one_process = {}, {}
     for row in rows:
         errors = [r["error"] for r in row.results if "error" in r]
         if errors:
-            lines.append(f"{row.label:<40}{'-':>10}{'-':>9}{'-':>14}{'-':>9}  cannot read the files: {errors[0]}")
+            lines.append(f"{row.label:<40}{'-':>10}{'-':>9}{'-':>9}{'-':>14}{'-':>9}  cannot read the files: {errors[0]}")
             continue
-        seconds, rss = _median(row, "seconds"), _median(row, "peak_rss")
+        seconds, cpu, rss = _median(row, "seconds"), _median(row, "cpu"), _median(row, "peak_rss")
         corpus, measure = row.spec["corpus"], row.spec["measure"]
         if measure == "floor" and not row.spec.get("num_proc"):
             floors[corpus] = seconds
@@ -340,10 +350,13 @@ def format_table(rows):
         if measure in ("floor", "build"):
             key = (corpus, row.spec.get("config"))
             if not row.spec.get("num_proc"):
-                one_process[key] = seconds
+                one_process[key] = seconds, cpu
             elif key in one_process:
-                notes.append(f"speed-up over 1 process: {one_process[key] / seconds:.2f}×")
-        lines.append(f"{row.label:<40}{seconds:>10.3f}{ratio:>9}{rss / MIB:>14.0f}{records:>9}  {'; '.join(notes)}")
+                one_seconds, one_cpu = one_process[key]
+                notes.append(f"speed-up over 1 process: {one_seconds / seconds:.2f}×, "
+                             f"CPU time {cpu / one_cpu:.2f}× that of 1 process")
+        lines.append(f"{row.label:<40}{seconds:>10.3f}{cpu:>9.3f}{ratio:>9}{rss / MIB:>14.0f}{records:>9}  "
+                     f"{'; '.join(notes)}")
     return "\n".join(lines)
 
 
