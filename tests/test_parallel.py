@@ -62,8 +62,9 @@ def rows_of(converted):
 def pool_of():
     pools = []
 
-    def make(tasks, num_proc):
-        pools.append(WorkerPool(tasks, num_proc))
+    def make(tasks, num_proc, ahead=None):
+        # By default room for every result: some tests let the workers claim every task first.
+        pools.append(WorkerPool(tasks, num_proc, ahead=ahead or len(tasks)))
         return pools[-1]
 
     yield make
@@ -99,6 +100,37 @@ def test_tables_a_worker_converted_come_back_through_files(pool_of):
     assert got == rows_of(convert_here(tasks))[0]
     assert TEST_PROCESS not in processes
     assert os.listdir(pool.folder) == []  # each file removed once its tables are taken
+
+
+def test_workers_wait_while_the_results_not_yet_taken_fill_the_room(pool_of):
+    tasks = [Task(n) for n in range(6)]
+    pool = pool_of(tasks, 2, ahead=2)
+    deadline = time.monotonic() + 30
+    while len(os.listdir(pool.folder)) < 2:
+        assert time.monotonic() < deadline, "the worker never converted two files"
+        time.sleep(0.005)
+    time.sleep(0.3)  # time enough for a worker that would not wait to claim more
+    assert pool.counter.value == 2 and len(os.listdir(pool.folder)) == 2
+    converted = pool.convert_in_order(tasks)
+    got = [next(converted), next(converted)]  # the two waiting: taking them makes room
+    while pool.counter.value < 4:
+        assert time.monotonic() < deadline, "the worker did not go on once its results were taken"
+        time.sleep(0.005)
+    for tables in converted:
+        got.append(tables)
+        assert len(os.listdir(pool.folder)) <= 2
+    assert rows_of(got)[0] == rows_of(convert_here(tasks))[0]
+
+
+@pytest.mark.parametrize("num_proc", [2, 3])
+def test_less_room_than_processes_still_gives_every_table_in_order(pool_of, num_proc):
+    tasks = [Task(n, seconds=0.01 * (n % 3)) for n in range(10)]
+    pool = pool_of(tasks, num_proc, ahead=1)
+    converted, got = pool.convert_in_order(tasks), []
+    for _ in tasks:
+        got.append(next(converted))
+        assert len(os.listdir(pool.folder)) <= 1
+    assert rows_of(got)[0] == rows_of(convert_here(tasks))[0]
 
 
 def test_a_task_the_pool_was_not_made_with_is_converted_here(pool_of):

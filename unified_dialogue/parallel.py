@@ -88,12 +88,17 @@ def converted(folder, task):
         return None, sendable(error, task.relpath)
 
 
-def convert_claimed(tasks, counter, working, worker, folder, results):
+def convert_claimed(tasks, counter, working, worker, folder, results, room):
     """Worker number ``worker``: convert tasks as it claims them, until none is left,
-    sending ``(index, *converted(folder, task))`` for each through ``results``."""
+    sending ``(index, *converted(folder, task))`` for each through ``results``. Each
+    result takes one of the ``room`` semaphore's places until the building process has
+    taken it, so that workers stop short of filling the folder with the whole dataset
+    while the dataset's writing lags behind."""
     while True:
+        room.acquire()
         index = claim(counter, len(tasks), working=working, worker=worker)
         if index is None:
+            room.release()  # for the next worker waiting, which will find nothing left either
             return
         results.send((index, *converted(folder, tasks[index])))
 
@@ -108,10 +113,12 @@ class WorkerPool:
 
     Tables converted ahead of their turn come back through Arrow files in a temporary
     folder: sent through a pipe, a file's megabytes kept its worker waiting for this
-    process to read them.
+    process to read them. At most ``ahead`` of them (by default two per process) wait there
+    at once: with the dataset written to a slow disk, the workers would otherwise fill the
+    temporary folder, which may be small, or in memory, with nearly all of the dataset.
     """
 
-    def __init__(self, tasks, num_proc):
+    def __init__(self, tasks, num_proc, ahead=None):
         self.tasks = list(tasks)
         # By the task itself, not its relpath: two tasks may read one file differently.
         self.index = {id(task): index for index, task in enumerate(self.tasks)}
@@ -121,6 +128,7 @@ class WorkerPool:
         context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
         self.counter = context.Value("i", 0)
         self.working = context.Array("i", [-1] * (num_proc - 1))  # each worker's last claim
+        self.room = context.Semaphore(ahead or 2 * num_proc)  # places for results not yet taken
         self.results = {}  # index -> (path, error), until its tables are taken
         self.done = set()  # every index that has had a result
         self.running = {}  # pipe -> (its worker, the worker's number), until the worker ends
@@ -128,7 +136,7 @@ class WorkerPool:
             for number in range(num_proc - 1):
                 receiver, sender = context.Pipe(duplex=False)
                 worker = context.Process(target=convert_claimed, daemon=True, args=(
-                    self.tasks, self.counter, self.working, number, self.folder, sender))
+                    self.tasks, self.counter, self.working, number, self.folder, sender, self.room))
                 worker.start()
                 sender.close()
                 self.running[receiver] = (worker, number)
@@ -153,7 +161,7 @@ class WorkerPool:
             self._receive(wait=False)
             if index in self.results:
                 break
-            ahead = claim(self.counter, len(self.tasks))
+            ahead = self._claim_ahead()
             if ahead is not None:
                 self._record(ahead, *converted(self.folder, self.tasks[ahead]))
             elif not self.running:
@@ -162,9 +170,19 @@ class WorkerPool:
             else:
                 self._receive(wait=True)
         path, error = self.results.pop(index)
+        self.room.release()
         if error is not None:
             raise error
         return path
+
+    def _claim_ahead(self):
+        """The next task nobody has started, claimed, if there is one and room for its result."""
+        if not self.room.acquire(block=False):
+            return None
+        index = claim(self.counter, len(self.tasks))
+        if index is None:
+            self.room.release()
+        return index
 
     def _receive(self, wait):
         """Take the results the workers have sent; with ``wait``, wait for one to send or end."""
