@@ -1,7 +1,10 @@
 """Converting files in several processes: the tables in task order, whoever converts a
 file, and a worker's error or death reported, never waited on."""
 
+import multiprocessing
 import os
+import signal
+import sys
 import time
 
 import pyarrow as pa
@@ -131,6 +134,63 @@ def test_less_room_than_processes_still_gives_every_table_in_order(pool_of, num_
         got.append(next(converted))
         assert len(os.listdir(pool.folder)) <= 1
     assert rows_of(got)[0] == rows_of(convert_here(tasks))[0]
+
+
+def test_tasks_asked_for_out_of_the_pools_order_are_an_error_not_a_hang(pool_of):
+    tasks = [Task(n) for n in range(6)]
+    pool = pool_of(tasks, 2, ahead=1)  # the worker holds at most task 0 until it is taken
+
+    def hung(signum, frame):
+        raise AssertionError("waited for a task nobody would convert")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    try:
+        with pytest.raises(RuntimeError, match=r"^dialogues_003.json: asked for before the tasks"):
+            next(pool.convert_in_order(tasks[3:]))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_room_must_hold_one_result_at_least():
+    with pytest.raises(ValueError, match="at least 1"):
+        WorkerPool([Task(0), Task(1)], 2, ahead=0)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads process states from /proc")
+def test_a_worker_waiting_for_room_ends_when_the_building_process_is_killed():
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+
+    def build_then_die():
+        pool = WorkerPool([Task(n) for n in range(4)], 2, ahead=1)
+        while not os.listdir(pool.folder):  # the worker has made its one result and waits
+            time.sleep(0.005)
+        sender.send([worker.pid for worker, _ in pool.running.values()])
+        os._exit(9)  # no clean-up: as if killed
+
+    building = context.Process(target=build_then_die)
+    building.start()
+    (worker,) = receiver.recv()
+    building.join()
+    deadline = time.monotonic() + 20
+    try:
+        while not ended(worker):
+            assert time.monotonic() < deadline, "the worker outlived its building process"
+            time.sleep(0.05)
+    finally:
+        if not ended(worker):  # it holds this process's output open: it must not stay
+            os.kill(worker, signal.SIGKILL)
+
+
+def ended(pid):
+    """Whether the process has ended (gone, or a zombie nobody has reaped yet)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
 
 
 def test_a_task_the_pool_was_not_made_with_is_converted_here(pool_of):

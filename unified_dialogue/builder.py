@@ -235,7 +235,8 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
         processes convert files at once, so ``convert`` must be picklable: a module-level
         function, or a ``functools.partial`` of one. The workers start on the tasks made so
         far when the first split is written: a loader that makes the tasks of every split
-        in ``_split_generators`` keeps them busy from one split to the next.
+        in ``_split_generators`` keeps them busy from one split to the next; it must ask
+        for them (tables_of_tasks) in the order it made them, none left out.
         """
         table = self.checksum_table() if verify else {}
         schema = self.info.features.arrow_schema

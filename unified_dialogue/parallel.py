@@ -94,8 +94,11 @@ def convert_claimed(tasks, counter, working, worker, folder, results, room):
     result takes one of the ``room`` semaphore's places until the building process has
     taken it, so that workers stop short of filling the folder with the whole dataset
     while the dataset's writing lags behind."""
+    building_process = os.getppid()
     while True:
-        room.acquire()
+        while not room.acquire(timeout=1.0):
+            if os.getppid() != building_process:
+                return  # it was killed: nobody will make room any more
         index = claim(counter, len(tasks), working=working, worker=worker)
         if index is None:
             room.release()  # for the next worker waiting, which will find nothing left either
@@ -116,6 +119,9 @@ class WorkerPool:
     process to read them. At most ``ahead`` of them (by default two per process) wait there
     at once: with the dataset written to a slow disk, the workers would otherwise fill the
     temporary folder, which may be small, or in memory, with nearly all of the dataset.
+    (A file is removed once its tables are taken; where a mapped file cannot be removed,
+    it stays until the pool is closed. A worker that dies between making room for a
+    result and claiming a task takes that place with it.)
     """
 
     def __init__(self, tasks, num_proc, ahead=None):
@@ -128,6 +134,8 @@ class WorkerPool:
         context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
         self.counter = context.Value("i", 0)
         self.working = context.Array("i", [-1] * (num_proc - 1))  # each worker's last claim
+        if ahead is not None and ahead < 1:
+            raise ValueError(f"ahead must be at least 1, got {ahead}")
         self.room = context.Semaphore(ahead or 2 * num_proc)  # places for results not yet taken
         self.results = {}  # index -> (path, error), until its tables are taken
         self.done = set()  # every index that has had a result
@@ -146,13 +154,20 @@ class WorkerPool:
 
     def convert_in_order(self, tasks):
         """The tables of each of ``tasks``, in order. Tasks the pool was not made with
-        are converted in this process."""
+        are converted in this process. The pool's own tasks must come in the pool's order,
+        none left out: the workers, held back by ``ahead``, wait for the earlier ones to be
+        taken."""
         for task in tasks:
             index = self.index.get(id(task))
             if index is None or claim(self.counter, len(self.tasks), index) is not None:
                 yield task.tables(task.read())
+            elif index >= self.counter.value:  # nobody has started it, nor all the tasks before it
+                raise RuntimeError(f"{task.relpath}: asked for before the tasks the pool was made with "
+                                   "ahead of it; a WorkerPool's tasks must be asked for in its order")
             else:
-                yield take_tables(self._result(index))
+                tables = take_tables(self._result(index))
+                self.room.release()  # once its file is gone
+                yield tables
 
     def _result(self, index):
         """The Arrow file of a task another process claimed; meanwhile this process
@@ -170,8 +185,8 @@ class WorkerPool:
             else:
                 self._receive(wait=True)
         path, error = self.results.pop(index)
-        self.room.release()
         if error is not None:
+            self.room.release()
             raise error
         return path
 
