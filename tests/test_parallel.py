@@ -5,6 +5,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import tempfile
 import time
 
 import pyarrow as pa
@@ -154,8 +155,10 @@ def test_tasks_asked_for_out_of_the_pools_order_are_an_error_not_a_hang(pool_of)
 
 
 def test_room_must_hold_one_result_at_least():
+    made = set(os.listdir(tempfile.gettempdir()))
     with pytest.raises(ValueError, match="at least 1"):
         WorkerPool([Task(0), Task(1)], 2, ahead=0)
+    assert set(os.listdir(tempfile.gettempdir())) == made  # no folder left behind
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads process states from /proc")
@@ -167,12 +170,12 @@ def test_a_worker_waiting_for_room_ends_when_the_building_process_is_killed():
         pool = WorkerPool([Task(n) for n in range(4)], 2, ahead=1)
         while not os.listdir(pool.folder):  # the worker has made its one result and waits
             time.sleep(0.005)
-        sender.send([worker.pid for worker, _ in pool.running.values()])
+        sender.send(([worker.pid for worker, _ in pool.running.values()], pool.folder))
         os._exit(9)  # no clean-up: as if killed
 
     building = context.Process(target=build_then_die)
     building.start()
-    (worker,) = receiver.recv()
+    (worker,), folder = receiver.recv()
     building.join()
     deadline = time.monotonic() + 20
     try:
@@ -182,6 +185,7 @@ def test_a_worker_waiting_for_room_ends_when_the_building_process_is_killed():
     finally:
         if not ended(worker):  # it holds this process's output open: it must not stay
             os.kill(worker, signal.SIGKILL)
+    assert not os.path.exists(folder)  # the worker removed it, as nobody else would
 
 
 def ended(pid):

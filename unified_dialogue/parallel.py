@@ -97,11 +97,14 @@ def convert_claimed(tasks, counter, working, worker, folder, results, room):
     building_process = os.getppid()
     while True:
         while not room.acquire(timeout=1.0):
-            if os.getppid() != building_process:
-                return  # it was killed: nobody will make room any more
+            if os.getppid() != building_process:  # it was killed: nobody will make room any more
+                shutil.rmtree(folder, ignore_errors=True)  # nor remove the folder
+                return
         index = claim(counter, len(tasks), working=working, worker=worker)
         if index is None:
             room.release()  # for the next worker waiting, which will find nothing left either
+            if os.getppid() != building_process:
+                shutil.rmtree(folder, ignore_errors=True)
             return
         results.send((index, *converted(folder, tasks[index])))
 
@@ -128,14 +131,14 @@ class WorkerPool:
         self.tasks = list(tasks)
         # By the task itself, not its relpath: two tasks may read one file differently.
         self.index = {id(task): index for index, task in enumerate(self.tasks)}
+        if ahead is not None and ahead < 1:
+            raise ValueError(f"ahead must be at least 1, got {ahead}")
         self.folder = tempfile.mkdtemp(prefix="unified-dialogue-")
         # Forked workers start in milliseconds with everything imported and the tasks in
         # memory; other platforms keep their default start method.
         context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
         self.counter = context.Value("i", 0)
         self.working = context.Array("i", [-1] * (num_proc - 1))  # each worker's last claim
-        if ahead is not None and ahead < 1:
-            raise ValueError(f"ahead must be at least 1, got {ahead}")
         self.room = context.Semaphore(ahead or 2 * num_proc)  # places for results not yet taken
         self.results = {}  # index -> (path, error), until its tables are taken
         self.done = set()  # every index that has had a result
