@@ -95,18 +95,19 @@ def convert_claimed(tasks, counter, working, worker, folder, results, room):
     taken it, so that workers stop short of filling the folder with the whole dataset
     while the dataset's writing lags behind."""
     building_process = os.getppid()
-    while True:
-        while not room.acquire(timeout=1.0):
-            if os.getppid() != building_process:  # it was killed: nobody will make room any more
-                shutil.rmtree(folder, ignore_errors=True)  # nor remove the folder
+    try:
+        while True:
+            while not room.acquire(timeout=1.0):
+                if os.getppid() != building_process:  # it was killed: nobody will make room any more
+                    return
+            index = claim(counter, len(tasks), working=working, worker=worker)
+            if index is None:
+                room.release()  # for the next worker waiting, which will find nothing left either
                 return
-        index = claim(counter, len(tasks), working=working, worker=worker)
-        if index is None:
-            room.release()  # for the next worker waiting, which will find nothing left either
-            if os.getppid() != building_process:
-                shutil.rmtree(folder, ignore_errors=True)
-            return
-        results.send((index, *converted(folder, tasks[index])))
+            results.send((index, *converted(folder, tasks[index])))
+    finally:
+        if os.getppid() != building_process:  # nor will it remove the folder
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 class WorkerPool:
@@ -139,7 +140,7 @@ class WorkerPool:
         context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
         self.counter = context.Value("i", 0)
         self.working = context.Array("i", [-1] * (num_proc - 1))  # each worker's last claim
-        self.room = context.Semaphore(ahead or 2 * num_proc)  # places for results not yet taken
+        self.room = context.Semaphore(2 * num_proc if ahead is None else ahead)  # places for results not yet taken
         self.results = {}  # index -> (path, error), until its tables are taken
         self.done = set()  # every index that has had a result
         self.running = {}  # pipe -> (its worker, the worker's number), until the worker ends
