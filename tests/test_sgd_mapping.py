@@ -250,7 +250,7 @@ def test_converting_a_file_reports_what_validation_reports(edit, field, problem,
 
 def test_decoding_gives_what_json_gives_where_only_the_fast_decoder_refuses():
     data = b"\xef\xbb\xbf" + json.dumps([dialogue()]).encode()  # a UTF-8 byte order mark
-    assert sgd.decode_dialogues(data, "f") == [dialogue()]
+    assert list(sgd.decode_dialogues(data, "f")) == [dialogue()]
     (table,) = sgd.file_tables(data, "f", "unified", "train", {s: {} for s in dialogue()["services"]}, None)
     assert sgd.unified_to_source(table.to_pylist()[0]) == dialogue()
 

@@ -10,7 +10,7 @@ import pyarrow as pa
 from datasets import Features
 
 from . import columns
-from .builder import BATCH_SIZE, batched_tables, decode_json_list
+from .builder import BATCH_SIZE, batched_tables, decode_json_list, lazy_batches
 from .errors import SourceFormatError
 from .features import SERVICE_SCHEMA, STRING, INT, UNIFIED_FEATURES, dialogue_id
 
@@ -101,20 +101,18 @@ class Dialogue(TypedDict):
     turns: List[Turn]
 
 
-# Decodes a dialogues file into the dicts json.loads gives, checking every type as it goes.
-DIALOGUES = msgspec.json.Decoder(List[Dialogue])
+# Decodes one dialogue into the dicts json.loads gives, checking every type as it goes.
+DIALOGUE = msgspec.json.Decoder(Dialogue)
 
 
 def decode_dialogues(data, file, check_values=True):
-    """The dialogues of a file's bytes, validated: the types while decoding, the rest by
-    values_valid (unless ``check_values`` is false: the unified mapping makes the same
-    checks as it goes); validate_dialogue names the first error."""
-    dialogues = decode_json_list(data, file, DIALOGUES, validate_dialogue)
-    if check_values:
-        for index, dialogue in enumerate(dialogues):
-            if not values_valid(dialogue):
-                validate_dialogue(dialogue, file, index)
-    return dialogues
+    """The dialogues of a file's bytes, one at a time, validated: the types while decoding,
+    the rest by values_valid (unless ``check_values`` is false: the unified mapping makes
+    the same checks as it goes); validate_dialogue names the first error."""
+    for index, dialogue in enumerate(decode_json_list(data, file, DIALOGUE, validate_dialogue)):
+        if check_values and not values_valid(dialogue):
+            validate_dialogue(dialogue, file, index)
+        yield dialogue
 
 
 def values_valid(dialogue):
@@ -142,8 +140,8 @@ def file_tables(data, file, config, split, schemas, train_services):
     dialogues = decode_dialogues(data, file, check_values=config != "unified")
     if config == "original":
         return batched_tables(map(dialogue_to_original, dialogues), ORIGINAL_FEATURES.arrow_schema, file)
-    return (dialogues_to_table(dialogues[i:i + BATCH_SIZE], split, schemas, train_services, file)
-            for i in range(0, len(dialogues), BATCH_SIZE))
+    return (dialogues_to_table(batch, split, schemas, train_services, file)
+            for batch in lazy_batches(dialogues, BATCH_SIZE))
 
 
 # ---------------------------------------------------------------- validation
@@ -349,13 +347,13 @@ def dialogues_to_table(dialogues, split, schemas, train_services, file):
     """
     dialog = columns.ListColumn(DIALOG_FIELD.type)
     records = []
-    for dialogue in dialogues:
+    for dialogue in dialogues:  # read once: it may be an iterator
         records.append(dialogue_record(dialogue, split, schemas, train_services, file))
         add_turns(dialog.items, dialogue, train_services, file)
         dialog.end_row()
     table = pa.Table.from_pylist(records, schema=UNIFIED_SCHEMA)
     table = table.set_column(UNIFIED_SCHEMA.get_field_index("dialog"), DIALOG_FIELD, dialog.to_array(len(records)))
-    knowledge = schema_knowledge([d["services"] for d in dialogues], schemas)
+    knowledge = schema_knowledge([record["domain"] for record in records], schemas)
     return table.set_column(UNIFIED_SCHEMA.get_field_index("knowledge"), KNOWLEDGE_FIELD, knowledge)
 
 

@@ -8,6 +8,7 @@ corpus, relative to the corpus's pinned base URL; it is also the list of files t
 import csv
 import glob
 import hashlib
+import mmap
 import os
 from dataclasses import dataclass
 from importlib import resources
@@ -37,6 +38,23 @@ def read_checksum_table(path=None, corpus=None):
         size = row["num_bytes"]
         table[row["path"]] = FileRecord(row["path"], size if size == UNKNOWN else int(size), row["sha256"])
     return table
+
+
+def mapped_file(path):
+    """The bytes of a local file, memory-mapped read-only; None if ``path`` is not a local
+    file that can be mapped (a URL, when streaming; an empty file). Parsing from the page
+    cache spares copying a file into new memory, whose first use costs a page fault every
+    4 KiB: a thousand for a 4 MiB file, more time than the copy itself.
+
+    (Here, not in builder.py, on purpose: datasets replaces ``open`` in a builder's modules
+    when streaming, by one that opens URLs.)"""
+    try:
+        with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_size == 0:
+                return None
+            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # not a local file: the caller reads it the usual way
+        return None
 
 
 def verify_bytes(data, record, name):
