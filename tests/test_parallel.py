@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 from unified_dialogue.errors import SourceFormatError
+from unified_dialogue import parallel
 from unified_dialogue.parallel import WorkerPool, convert_here
 
 SCHEMA = pa.schema([("task", pa.int64()), ("row", pa.int64()), ("pid", pa.int64())])
@@ -21,12 +22,13 @@ TEST_PROCESS = os.getpid()
 class Task:
     """A file to convert: ``rows`` rows in two tables, each naming the process that made it.
     ``seconds``: time converting takes; ``in_workers``: what happens in a worker process
-    instead ("error", "unpicklable error", "exit")."""
+    instead ("error", "unpicklable error", "exit", "slow": 0.3 s more); ``here``: what
+    happens in the test process instead ("error")."""
 
     schema = SCHEMA
 
-    def __init__(self, number, rows=3, seconds=0.0, in_workers=None):
-        self.number, self.rows, self.seconds, self.in_workers = number, rows, seconds, in_workers
+    def __init__(self, number, rows=3, seconds=0.0, in_workers=None, here=None):
+        self.number, self.rows, self.seconds, self.in_workers, self.here = number, rows, seconds, in_workers, here
         self.relpath = f"dialogues_{number:03d}.json"
 
     def read(self):
@@ -34,7 +36,11 @@ class Task:
 
     def tables(self, data):
         time.sleep(self.seconds)
+        if os.getpid() == TEST_PROCESS and self.here == "error":
+            raise SourceFormatError(self.relpath, "dialogue 1_00002", "services", "not a list")
         if os.getpid() != TEST_PROCESS:
+            if self.in_workers == "slow":
+                time.sleep(0.3)
             if self.in_workers == "error":
                 raise SourceFormatError(self.relpath, "dialogue 1_00001", "turns[0].speaker", "unknown speaker 'BOT'")
             if self.in_workers == "unpicklable error":
@@ -77,12 +83,17 @@ def pool_of():
         assert not os.path.exists(pool.folder)
 
 
+def claimed_by_workers(pool, count):
+    """Wait until the workers have claimed the first ``count`` tasks."""
+    deadline = time.monotonic() + 30
+    while pool.counter.value < count:
+        assert time.monotonic() < deadline, f"the workers never claimed {count} tasks"
+        time.sleep(0.005)
+
+
 def all_claimed_by_workers(pool):
     """Wait until the workers have claimed every task, so that none is converted here."""
-    deadline = time.monotonic() + 30
-    while pool.counter.value < len(pool.tasks):
-        assert time.monotonic() < deadline, "the workers never claimed every task"
-        time.sleep(0.005)
+    claimed_by_workers(pool, len(pool.tasks))
 
 
 @pytest.mark.parametrize("num_proc", [2, 3])
@@ -104,6 +115,32 @@ def test_tables_a_worker_converted_come_back_through_files(pool_of):
     assert got == rows_of(convert_here(tasks))[0]
     assert TEST_PROCESS not in processes
     assert os.listdir(pool.folder) == []  # each file removed once its tables are taken
+
+
+def test_tables_this_process_converts_ahead_stay_in_memory(pool_of, monkeypatch):
+    taken, ahead = [], []
+    take, claim_ahead = parallel.take_tables, WorkerPool._claim_ahead
+    monkeypatch.setattr(parallel, "take_tables", lambda path: taken.append(path) or take(path))
+    monkeypatch.setattr(WorkerPool, "_claim_ahead", lambda pool: ahead.append(claim_ahead(pool)) or ahead[-1])
+    # The worker's first task is slow: this process converts the next ones meanwhile.
+    tasks = [Task(0), Task(1, in_workers="slow")] + [Task(n) for n in range(2, 6)]
+    pool = pool_of(tasks, 2, ahead=3)
+    claimed_by_workers(pool, 2)
+    got, processes = rows_of(pool.convert_in_order(tasks))
+    assert got == rows_of(convert_here(tasks))[0]
+    assert [index for index in ahead if index is not None], "this process never converted ahead"
+    assert taken and all(os.path.basename(path).split("-")[0] != str(TEST_PROCESS) for path in taken)
+
+
+def test_an_error_this_process_meets_ahead_is_raised_when_its_file_is_reached(pool_of):
+    tasks = [Task(0), Task(1, in_workers="slow"), Task(2, here="error"), Task(3)]
+    pool = pool_of(tasks, 2)
+    claimed_by_workers(pool, 2)
+    converted = pool.convert_in_order(tasks)
+    assert [len(next(converted)) for _ in range(2)] == [2, 2]  # the files before it
+    assert 2 in pool.done  # converted while task 1 was in the worker
+    with pytest.raises(SourceFormatError, match="^dialogues_002.json: dialogue 1_00002"):
+        next(converted)
 
 
 def test_workers_wait_while_the_results_not_yet_taken_fill_the_room(pool_of):

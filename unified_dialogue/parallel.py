@@ -17,6 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pyarrow as pa
 
+WRITE_BUFFER = 1 << 20
+
 
 def convert_here(tasks):
     """The tables of every task, in order, in this process. The next file is read and
@@ -34,7 +36,10 @@ def convert_to_arrow_file(folder, task):
     """The tables of a task written to a new Arrow file in ``folder``; its path."""
     tables = task.tables(task.read())
     path = os.path.join(folder, f"{os.getpid()}-{uuid.uuid4().hex}.arrow")
-    with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, task.schema) as writer:
+    # Buffered: unbuffered, each of the deep schema's hundreds of small buffers is a write
+    # call of its own, which doubled the cost of writing the file.
+    with pa.output_stream(path, compression=None, buffer_size=WRITE_BUFFER) as sink, \
+            pa.ipc.new_file(sink, task.schema) as writer:
         for table in tables:
             writer.write_table(table)
     return path
@@ -118,14 +123,14 @@ class WorkerPool:
     the next tasks nobody has started meanwhile. So no process waits while there is work
     left, and this one converts less as its writing grows.
 
-    Tables converted ahead of their turn come back through Arrow files in a temporary
-    folder: sent through a pipe, a file's megabytes kept its worker waiting for this
-    process to read them. At most ``ahead`` of them (by default two per process) wait there
-    at once: with the dataset written to a slow disk, the workers would otherwise fill the
-    temporary folder, which may be small, or in memory, with nearly all of the dataset.
-    (A file is removed once its tables are taken; where a mapped file cannot be removed,
-    it stays until the pool is closed. A worker that dies between making room for a
-    result and claiming a task takes that place with it.)
+    A worker's tables come back through Arrow files in a temporary folder: sent through a
+    pipe, a file's megabytes kept the worker waiting for this process to read them. The
+    tables this process converts ahead of their turn stay in its memory. At most ``ahead``
+    results (by default two per process) wait at once: with the dataset written to a slow
+    disk, the workers would otherwise fill the temporary folder, which may be small, or in
+    memory, with nearly all of the dataset. (A file is removed once its tables are taken;
+    where a mapped file cannot be removed, it stays until the pool is closed. A worker that
+    dies between making room for a result and claiming a task takes that place with it.)
     """
 
     def __init__(self, tasks, num_proc, ahead=None):
@@ -169,30 +174,39 @@ class WorkerPool:
                 raise RuntimeError(f"{task.relpath}: asked for before the tasks the pool was made with "
                                    "ahead of it; a WorkerPool's tasks must be asked for in its order")
             else:
-                tables = take_tables(self._result(index))
-                self.room.release()  # once its file is gone
-                yield tables
+                yield self._take(index)
 
-    def _result(self, index):
-        """The Arrow file of a task another process claimed; meanwhile this process
-        converts the tasks nobody has started."""
+    def _take(self, index):
+        """The tables of a task claimed earlier, by another process or ahead by this one;
+        its place in the room is given back once they are taken (and its file is gone)."""
+        self._wait_for(index)
+        result, error = self.results.pop(index)
+        try:
+            if error is not None:
+                raise error
+            return take_tables(result) if isinstance(result, str) else result
+        finally:
+            self.room.release()
+
+    def _wait_for(self, index):
+        """Wait for the result of a task another process claimed; meanwhile this process
+        converts the tasks nobody has started, keeping their tables (or error) in memory."""
         while index not in self.results:
             self._receive(wait=False)
             if index in self.results:
                 break
             ahead = self._claim_ahead()
             if ahead is not None:
-                self._record(ahead, *converted(self.folder, self.tasks[ahead]))
+                task = self.tasks[ahead]
+                try:
+                    self._record(ahead, task.tables(task.read()), None)
+                except Exception as error:  # raised when its turn comes, after the tables before it
+                    self._record(ahead, None, error)
             elif not self.running:
                 raise RuntimeError(f"{self.tasks[index].relpath}: the worker process converting it ended "
                                    "without a result")
             else:
                 self._receive(wait=True)
-        path, error = self.results.pop(index)
-        if error is not None:
-            self.room.release()
-            raise error
-        return path
 
     def _claim_ahead(self):
         """The next task nobody has started, claimed, if there is one and room for its result."""
@@ -232,8 +246,9 @@ class WorkerPool:
                     f"{self.tasks[held].relpath}: the worker process converting it ended without a result "
                     f"(exit code {worker.exitcode})"))
 
-    def _record(self, index, path, error):
-        self.results[index] = (path, error)
+    def _record(self, index, result, error):
+        """``result``: the path of a worker's Arrow file, or the tables this process converted."""
+        self.results[index] = (result, error)
         self.done.add(index)
 
     def close(self):
