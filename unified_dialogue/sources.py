@@ -44,7 +44,9 @@ def mapped_file(path):
     """The bytes of a local file, memory-mapped read-only; None if ``path`` is not a local
     file that can be mapped (a URL, when streaming; an empty file). Parsing from the page
     cache spares copying a file into new memory, whose first use costs a page fault every
-    4 KiB: a thousand for a 4 MiB file, more time than the copy itself.
+    4 KiB: a thousand for a 4 MiB file, more time than the copy itself. (Like any mapped
+    file, one truncated by another program while it is read would crash the process with
+    SIGBUS; source files are not written during a build.)
 
     (Here, not in builder.py, on purpose: datasets replaces ``open`` in a builder's modules
     when streaming, by one that opens URLs.)"""
