@@ -3,6 +3,7 @@ fallback that names the file, record and field of what the fast decoder refuses.
 
 import hashlib
 import mmap
+import os
 
 import msgspec
 import pytest
@@ -32,6 +33,15 @@ def test_a_local_file_is_mapped_and_other_paths_are_not(tmp_path):
     assert mapped_file(str(tmp_path / "empty.json")) is None  # mmap refuses an empty file
     assert mapped_file(str(tmp_path / "missing.json")) is None
     assert mapped_file("https://127.0.0.1:9/train/dialogues_001.json") is None
+
+
+def test_files_are_not_mapped_where_a_mapped_file_cannot_be_replaced(tmp_path, monkeypatch):
+    path = tmp_path / "dialogues_001.json"
+    path.write_bytes(b"[1]")
+    monkeypatch.setattr(os, "name", "nt")
+    assert mapped_file(str(path)) is None
+    monkeypatch.undo()
+    assert bytes(read_verified(str(path), "dialogues_001.json", None, mapped=True)) == b"[1]"
 
 
 @pytest.mark.parametrize("content", [b"[1, 2, 3]", b""])

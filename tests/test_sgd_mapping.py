@@ -248,6 +248,28 @@ def test_converting_a_file_reports_what_validation_reports(edit, field, problem,
                                                  "train/dialogues_001.json", 1).value)
 
 
+def test_of_a_file_with_several_problems_the_first_dialogue_with_one_is_reported():
+    # Dialogue 0 fails only in the unified mapping (a service its split does not define);
+    # dialogue 1 fails decoding. Mapped as it is decoded, dialogue 0 is reported first.
+    unknown_service, wrong_type = dialogue(), dialogue()
+    unknown_service["services"] = unknown_service["services"] + ["Missing_1"]
+    wrong_type["dialogue_id"] = "1_00001"
+    wrong_type["turns"][0]["utterance"] = 5
+    data = json.dumps([unknown_service, wrong_type]).encode()
+    schemas = {s: {"service_name": s} for s in dialogue()["services"]}
+    with pytest.raises(SourceFormatError) as error:
+        list(sgd.file_tables(data, "train/dialogues_001.json", "unified", "train", schemas, None))
+    assert (error.value.record, error.value.field) == ("dialogue 1_00000", "services")
+
+
+def test_bytes_that_are_not_utf8_name_the_file():
+    data = json.dumps([dialogue()]).encode().replace(b'"1_00000"', bytes([34, 49, 95, 0xFF, 34]))
+    with pytest.raises(SourceFormatError) as error:
+        list(sgd.file_tables(data, "train/dialogues_001.json", "unified", "train", {}, None))
+    assert (error.value.file, error.value.record) == ("train/dialogues_001.json", "whole file")
+    assert "utf-8" in error.value.problem
+
+
 def test_decoding_gives_what_json_gives_where_only_the_fast_decoder_refuses():
     data = b"\xef\xbb\xbf" + json.dumps([dialogue()]).encode()  # a UTF-8 byte order mark
     assert list(sgd.decode_dialogues(data, "f")) == [dialogue()]

@@ -86,13 +86,13 @@ def decode_json_list(data, relpath, decoder, validate):
     """
     try:
         items = JSON_ITEMS.decode(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeDecodeError):  # bytes that are not UTF-8 too
         yield from checked_json_list(data, relpath, validate)
         return
     for index, item in enumerate(items):
         try:
             record = decoder.decode(item)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, UnicodeDecodeError):
             yield from checked_json_list(data, relpath, validate)[index:]
             return
         yield record

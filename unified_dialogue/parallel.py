@@ -258,4 +258,6 @@ class WorkerPool:
             worker.join()
             receiver.close()
         self.running = {}
+        # An error raised from the pool keeps it alive in its traceback: drop what waits here.
+        self.results = {}
         shutil.rmtree(self.folder, ignore_errors=True)

@@ -136,7 +136,8 @@ def values_valid(dialogue):
 def file_tables(data, file, config, split, schemas, train_services):
     """The pa.Tables of one dialogues file (its bytes) in ``config``, ``unified`` or
     ``original``, BATCH_SIZE dialogues each; see dialogues_to_table for ``schemas`` and
-    ``train_services``."""
+    ``train_services``. Each dialogue is mapped as soon as it is decoded, so of a file with
+    several problems, the first dialogue that has one is reported."""
     dialogues = decode_dialogues(data, file, check_values=config != "unified")
     if config == "original":
         return batched_tables(map(dialogue_to_original, dialogues), ORIGINAL_FEATURES.arrow_schema, file)

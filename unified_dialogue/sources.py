@@ -42,7 +42,9 @@ def read_checksum_table(path=None, corpus=None):
 
 def mapped_file(path):
     """The bytes of a local file, memory-mapped read-only; None if ``path`` is not a local
-    file that can be mapped (a URL, when streaming; an empty file). Parsing from the page
+    file that can be mapped (a URL, when streaming; an empty file), or on Windows, where a
+    mapped file cannot be replaced, and an error's traceback can keep the file mapped (and
+    so the user from fixing it) for as long as the error is kept. Parsing from the page
     cache spares copying a file into new memory, whose first use costs a page fault every
     4 KiB: a thousand for a 4 MiB file, more time than the copy itself. (Like any mapped
     file, one truncated by another program while it is read would crash the process with
@@ -50,6 +52,8 @@ def mapped_file(path):
 
     (Here, not in builder.py, on purpose: datasets replaces ``open`` in a builder's modules
     when streaming, by one that opens URLs.)"""
+    if os.name != "posix":
+        return None
     try:
         with open(path, "rb") as f:
             if os.fstat(f.fileno()).st_size == 0:
