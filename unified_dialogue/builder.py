@@ -158,12 +158,9 @@ def batched_tables(records, schema, source="(records)"):
     """pa.Tables of BATCH_SIZE records each, made as they are asked for. A string Arrow
     cannot store (a lone surrogate, which JSON allows) is a SourceFormatError naming
     ``source`` (the file), the record's position in it and the field of the record."""
-    records = iter(records)
-    for start in itertools.count(0, BATCH_SIZE):
+    for start, lazy_batch in zip(itertools.count(0, BATCH_SIZE), lazy_batches(records, BATCH_SIZE)):
         with gc_paused():  # while a batch is mapped and converted, not across the yield
-            batch = list(itertools.islice(records, BATCH_SIZE))
-            if not batch:
-                return
+            batch = list(lazy_batch)
             try:
                 table = pa.Table.from_pylist(batch, schema=schema)
             except UnicodeEncodeError:
@@ -190,8 +187,9 @@ class FileTask(NamedTuple):
         return read_verified(self.path, self.relpath, self.record, mapped=True)
 
     def tables(self, data):
-        # Paused for the whole file, not batch by batch: the decoded file is alive all along,
-        # and a collection between batches would scan all of it.
+        # Paused for the whole file, not batch by batch: the file's strings, held by the
+        # columns or records of a batch, are alive all along, and a collection between
+        # batches would scan all of them.
         with gc_paused():
             return list(self.convert(data, self.relpath))
 

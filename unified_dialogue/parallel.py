@@ -84,18 +84,19 @@ def claim(counter, count, index=None, working=None, worker=None):
         return claimed
 
 
-def converted(folder, task):
-    """``(path, None)``: the task's tables written to an Arrow file in ``folder`` by
-    convert_to_arrow_file; or ``(None, error)`` if converting it failed."""
+def converted(task, folder=None):
+    """``(result, None)``, the result being the task's tables, or with ``folder`` the path
+    of the Arrow file convert_to_arrow_file wrote them to; or ``(None, error)`` if
+    converting it failed."""
     try:
-        return convert_to_arrow_file(folder, task), None
+        return (task.tables(task.read()) if folder is None else convert_to_arrow_file(folder, task)), None
     except Exception as error:
-        return None, sendable(error, task.relpath)
+        return None, error
 
 
 def convert_claimed(tasks, counter, working, worker, folder, results, room):
     """Worker number ``worker``: convert tasks as it claims them, until none is left,
-    sending ``(index, *converted(folder, task))`` for each through ``results``. Each
+    sending ``(index, path, error)`` (converted) for each through ``results``. Each
     result takes one of the ``room`` semaphore's places until the building process has
     taken it, so that workers stop short of filling the folder with the whole dataset
     while the dataset's writing lags behind."""
@@ -109,7 +110,8 @@ def convert_claimed(tasks, counter, working, worker, folder, results, room):
             if index is None:
                 room.release()  # for the next worker waiting, which will find nothing left either
                 return
-            results.send((index, *converted(folder, tasks[index])))
+            path, error = converted(tasks[index], folder)
+            results.send((index, path, None if error is None else sendable(error, tasks[index].relpath)))
     finally:
         if os.getppid() != building_process:  # nor will it remove the folder
             shutil.rmtree(folder, ignore_errors=True)
@@ -146,7 +148,7 @@ class WorkerPool:
         self.counter = context.Value("i", 0)
         self.working = context.Array("i", [-1] * (num_proc - 1))  # each worker's last claim
         self.room = context.Semaphore(2 * num_proc if ahead is None else ahead)  # places for results not yet taken
-        self.results = {}  # index -> (path, error), until its tables are taken
+        self.results = {}  # index -> (a worker's file or this process's tables, error), until taken
         self.done = set()  # every index that has had a result
         self.running = {}  # pipe -> (its worker, the worker's number), until the worker ends
         try:
@@ -196,12 +198,8 @@ class WorkerPool:
             if index in self.results:
                 break
             ahead = self._claim_ahead()
-            if ahead is not None:
-                task = self.tasks[ahead]
-                try:
-                    self._record(ahead, task.tables(task.read()), None)
-                except Exception as error:  # raised when its turn comes, after the tables before it
-                    self._record(ahead, None, error)
+            if ahead is not None:  # an error is raised when its turn comes, after the tables before it
+                self._record(ahead, *converted(self.tasks[ahead]))
             elif not self.running:
                 raise RuntimeError(f"{self.tasks[index].relpath}: the worker process converting it ended "
                                    "without a result")

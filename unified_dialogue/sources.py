@@ -50,8 +50,8 @@ def mapped_file(path):
     file, one truncated by another program while it is read would crash the process with
     SIGBUS; source files are not written during a build.)
 
-    (Here, not in builder.py, on purpose: datasets replaces ``open`` in a builder's modules
-    when streaming, by one that opens URLs.)"""
+    (Here, not in builder.py, on purpose: datasets replaces ``open`` in a builder's modules,
+    in every builder's constructor, by one that also opens URLs.)"""
     if os.name != "posix":
         return None
     try:
