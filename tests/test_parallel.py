@@ -1,6 +1,7 @@
 """Converting files in several processes: the tables in task order, whoever converts a
 file, and a worker's error or death reported, never waited on."""
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -121,7 +122,7 @@ def test_tables_this_process_converts_ahead_stay_in_memory(pool_of, monkeypatch)
     taken, ahead = [], []
     take, claim_ahead = parallel.take_tables, WorkerPool._claim_ahead
     monkeypatch.setattr(parallel, "take_tables", lambda path: taken.append(path) or take(path))
-    monkeypatch.setattr(WorkerPool, "_claim_ahead", lambda pool: ahead.append(claim_ahead(pool)) or ahead[-1])
+    monkeypatch.setattr(WorkerPool, "_claim_ahead", lambda pool, index: ahead.append(claim_ahead(pool, index)) or ahead[-1])
     # The worker's first task is slow: this process converts the next ones meanwhile.
     tasks = [Task(0), Task(1, in_workers="slow")] + [Task(n) for n in range(2, 6)]
     pool = pool_of(tasks, 2, ahead=3)
@@ -181,21 +182,62 @@ def test_less_room_than_processes_still_gives_every_table_in_order(pool_of, num_
     assert rows_of(got)[0] == rows_of(convert_here(tasks))[0]
 
 
-def test_tasks_asked_for_out_of_the_pools_order_are_an_error_not_a_hang(pool_of):
-    tasks = [Task(n) for n in range(6)]
-    pool = pool_of(tasks, 2, ahead=1)  # the worker holds at most task 0 until it is taken
-
+@contextlib.contextmanager
+def failing_after(seconds, what):
+    """Fail the test with ``what`` if the block takes longer than ``seconds``: a hang."""
     def hung(signum, frame):
-        raise AssertionError("waited for a task nobody would convert")
+        raise AssertionError(what)
 
     previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(20)
+    signal.alarm(seconds)
     try:
-        with pytest.raises(RuntimeError, match=r"^dialogues_003.json: asked for before the tasks"):
-            next(pool.convert_in_order(tasks[3:]))
+        yield
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_tasks_asked_for_out_of_the_pools_order_are_an_error_not_a_hang(pool_of):
+    tasks = [Task(n) for n in range(6)]
+    pool = pool_of(tasks, 2, ahead=1)  # the worker holds at most task 0 until it is taken
+    with failing_after(20, "waited for a task nobody would convert"):
+        with pytest.raises(RuntimeError, match=r"^dialogues_003.json: asked for before the tasks"):
+            next(pool.convert_in_order(tasks[3:]))
+
+
+def test_claim_asks_whether_to_go_on_waiting_only_while_the_lock_is_taken(monkeypatch):
+    monkeypatch.setattr(parallel, "CLAIM_WAIT", 0.01)
+    lock, counter = multiprocessing.Lock(), multiprocessing.RawValue("i", 0)
+    asked = []
+    lock.acquire()  # as by a process killed while holding it
+    with failing_after(20, "claim waited for ever"):
+        assert parallel.claim(lock, counter, 3, stop_waiting=lambda: asked.append(1) or len(asked) == 3) is None
+    assert len(asked) == 3 and counter.value == 0
+    lock.release()
+    assert parallel.claim(lock, counter, 3, stop_waiting=lambda: pytest.fail("asked while the lock was free")) == 0
+    assert counter.value == 1
+    assert lock.acquire(block=False), "claim kept the lock"
+
+
+def test_a_worker_killed_while_holding_the_claim_lock_is_an_error_not_a_hang(pool_of, monkeypatch):
+    monkeypatch.setattr(parallel, "CLAIM_WAIT", 0.05)
+    claim = parallel.claim
+
+    def killed_while_claiming(lock, *args, **kwargs):
+        if os.getpid() != TEST_PROCESS:
+            lock.acquire()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return claim(lock, *args, **kwargs)
+
+    monkeypatch.setattr(parallel, "claim", killed_while_claiming)  # the workers are forked with it
+    tasks = [Task(n) for n in range(3)]
+    pool = pool_of(tasks, 2)
+    for worker in pool.workers:
+        worker.join(20)
+    with failing_after(20, "waited for ever for a lock a dead worker held"):
+        with pytest.raises(RuntimeError, match=r"^dialogues_000.json: a worker process ended \(exit code -9\) "
+                                               r"and the lock that shares the files out .* stayed taken for 0.05 s"):
+            list(pool.convert_in_order(tasks))
 
 
 def test_room_must_hold_one_result_at_least():
@@ -205,19 +247,13 @@ def test_room_must_hold_one_result_at_least():
     assert set(os.listdir(tempfile.gettempdir())) == made  # no folder left behind
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads process states from /proc")
-def test_a_worker_waiting_for_room_ends_when_the_building_process_is_killed():
+def assert_the_worker_ends_with_its_building_process(build_then_die):
+    """Run ``build_then_die(sender)`` in a process of its own, which makes a pool of one
+    worker, sends the worker's pid and the pool's folder, and dies; the worker must end
+    too, and remove the folder, as nobody else would."""
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
-
-    def build_then_die():
-        pool = WorkerPool([Task(n) for n in range(4)], 2, ahead=1)
-        while not os.listdir(pool.folder):  # the worker has made its one result and waits
-            time.sleep(0.005)
-        sender.send(([worker.pid for worker, _ in pool.running.values()], pool.folder))
-        os._exit(9)  # no clean-up: as if killed
-
-    building = context.Process(target=build_then_die)
+    building = context.Process(target=build_then_die, args=(sender,))
     building.start()
     (worker,), folder = receiver.recv()
     building.join()
@@ -229,7 +265,38 @@ def test_a_worker_waiting_for_room_ends_when_the_building_process_is_killed():
     finally:
         if not ended(worker):  # it holds this process's output open: it must not stay
             os.kill(worker, signal.SIGKILL)
-    assert not os.path.exists(folder)  # the worker removed it, as nobody else would
+    assert not os.path.exists(folder)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads process states from /proc")
+def test_a_worker_waiting_for_room_ends_when_the_building_process_is_killed():
+    def build_then_die(sender):
+        pool = WorkerPool([Task(n) for n in range(4)], 2, ahead=1)
+        while not os.listdir(pool.folder):  # the worker has made its one result and waits
+            time.sleep(0.005)
+        sender.send(([worker.pid for worker in pool.workers], pool.folder))
+        os._exit(9)  # no clean-up: as if killed
+
+    assert_the_worker_ends_with_its_building_process(build_then_die)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads process states from /proc")
+def test_a_worker_waiting_for_the_claim_lock_ends_when_the_building_process_is_killed_holding_it():
+    def build_then_die(sender):
+        parallel.CLAIM_WAIT = 0.05
+        claim = parallel.claim
+
+        def late_claim(*args, **kwargs):  # in the worker: after this process has taken the lock
+            time.sleep(0.3)
+            return claim(*args, **kwargs)
+
+        parallel.claim = late_claim
+        pool = WorkerPool([Task(n) for n in range(4)], 2)
+        pool.lock.acquire()
+        sender.send(([worker.pid for worker in pool.workers], pool.folder))
+        os._exit(9)  # no clean-up, and the lock still taken: as if killed while claiming
+
+    assert_the_worker_ends_with_its_building_process(build_then_die)
 
 
 def ended(pid):

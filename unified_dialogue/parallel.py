@@ -18,6 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pyarrow as pa
 
 WRITE_BUFFER = 1 << 20
+# The claim lock is held for microseconds at a time, so a wait this long means that its
+# holder may have been killed while holding it: a lock is never given back by the dead.
+CLAIM_WAIT = 1.0
 
 
 def convert_here(tasks):
@@ -69,12 +72,16 @@ def sendable(error, relpath):
         return RuntimeError(f"{relpath}: {type(error).__name__}: {error}")
 
 
-def claim(counter, count, index=None, working=None, worker=None):
+def claim(lock, counter, count, index=None, working=None, worker=None, stop_waiting=None):
     """Claim the next task nobody has started (``counter``: its index, shared by every
     process), or None if all ``count`` are started. With ``index``, claim only that task.
     A worker notes its claim in ``working[worker]`` (shared), so that if it dies, the
-    task it held is known at once."""
-    with counter.get_lock():
+    task it held is known at once. ``lock`` guards both; every CLAIM_WAIT seconds without
+    it, ``stop_waiting()`` is asked whether to give up (and return None) or may raise."""
+    while not lock.acquire(timeout=CLAIM_WAIT):
+        if stop_waiting is not None and stop_waiting():
+            return None
+    try:
         claimed = counter.value
         if claimed >= count or (index is not None and claimed != index):
             return None
@@ -82,6 +89,8 @@ def claim(counter, count, index=None, working=None, worker=None):
         if working is not None:
             working[worker] = claimed
         return claimed
+    finally:
+        lock.release()
 
 
 def converted(task, folder=None):
@@ -94,19 +103,24 @@ def converted(task, folder=None):
         return None, error
 
 
-def convert_claimed(tasks, counter, working, worker, folder, results, room):
+def convert_claimed(tasks, lock, counter, working, worker, folder, results, room):
     """Worker number ``worker``: convert tasks as it claims them, until none is left,
     sending ``(index, path, error)`` (converted) for each through ``results``. Each
     result takes one of the ``room`` semaphore's places until the building process has
     taken it, so that workers stop short of filling the folder with the whole dataset
     while the dataset's writing lags behind."""
     building_process = os.getppid()
+
+    def building_process_gone():  # killed: nobody will make room or give the lock back any more
+        return os.getppid() != building_process
+
     try:
         while True:
             while not room.acquire(timeout=1.0):
-                if os.getppid() != building_process:  # it was killed: nobody will make room any more
+                if building_process_gone():
                     return
-            index = claim(counter, len(tasks), working=working, worker=worker)
+            index = claim(lock, counter, len(tasks), working=working, worker=worker,
+                          stop_waiting=building_process_gone)
             if index is None:
                 room.release()  # for the next worker waiting, which will find nothing left either
                 return
@@ -145,18 +159,23 @@ class WorkerPool:
         # Forked workers start in milliseconds with everything imported and the tasks in
         # memory; other platforms keep their default start method.
         context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
-        self.counter = context.Value("i", 0)
-        self.working = context.Array("i", [-1] * (num_proc - 1))  # each worker's last claim
+        # One lock for both, taken with a timeout (claim): the locks Value and Array come
+        # with are waited on for ever, also when a killed process held one.
+        self.lock = context.Lock()
+        self.counter = context.RawValue("i", 0)
+        self.working = context.RawArray("i", [-1] * (num_proc - 1))  # each worker's last claim
         self.room = context.Semaphore(2 * num_proc if ahead is None else ahead)  # places for results not yet taken
         self.results = {}  # index -> (a worker's file or this process's tables, error), until taken
         self.done = set()  # every index that has had a result
         self.running = {}  # pipe -> (its worker, the worker's number), until the worker ends
+        self.workers = []  # every worker started
         try:
             for number in range(num_proc - 1):
                 receiver, sender = context.Pipe(duplex=False)
                 worker = context.Process(target=convert_claimed, daemon=True, args=(
-                    self.tasks, self.counter, self.working, number, self.folder, sender, self.room))
+                    self.tasks, self.lock, self.counter, self.working, number, self.folder, sender, self.room))
                 worker.start()
+                self.workers.append(worker)
                 sender.close()
                 self.running[receiver] = (worker, number)
         except BaseException:
@@ -170,7 +189,7 @@ class WorkerPool:
         taken."""
         for task in tasks:
             index = self.index.get(id(task))
-            if index is None or claim(self.counter, len(self.tasks), index) is not None:
+            if index is None or self._claim(index, index) is not None:
                 yield task.tables(task.read())
             elif index >= self.counter.value:  # nobody has started it, nor all the tasks before it
                 raise RuntimeError(f"{task.relpath}: asked for before the tasks the pool was made with "
@@ -197,7 +216,7 @@ class WorkerPool:
             self._receive(wait=False)
             if index in self.results:
                 break
-            ahead = self._claim_ahead()
+            ahead = self._claim_ahead(index)
             if ahead is not None:  # an error is raised when its turn comes, after the tables before it
                 self._record(ahead, *converted(self.tasks[ahead]))
             elif not self.running:
@@ -206,11 +225,27 @@ class WorkerPool:
             else:
                 self._receive(wait=True)
 
-    def _claim_ahead(self):
+    def _claim(self, waited_for, index=None):
+        """claim() for this process, which needs the tables of task ``waited_for``."""
+        def holder_killed():
+            # A worker killed while holding the lock would stop every claim for ever: once
+            # the lock has not been free for CLAIM_WAIT, a worker that ended otherwise than
+            # by returning (killed, or exited with an error) is taken to have held it.
+            killed = [worker.exitcode for worker in self.workers if worker.exitcode not in (None, 0)]
+            if killed:
+                raise RuntimeError(
+                    f"{self.tasks[waited_for].relpath}: a worker process ended (exit code {killed[0]}) and "
+                    f"the lock that shares the files out among the processes stayed taken for {CLAIM_WAIT} s: "
+                    "the worker was most likely killed while holding it")
+            return False
+
+        return claim(self.lock, self.counter, len(self.tasks), index, stop_waiting=holder_killed)
+
+    def _claim_ahead(self, waited_for):
         """The next task nobody has started, claimed, if there is one and room for its result."""
         if not self.room.acquire(block=False):
             return None
-        index = claim(self.counter, len(self.tasks))
+        index = self._claim(waited_for)
         if index is None:
             self.room.release()
         return index
