@@ -72,15 +72,17 @@ def sendable(error, relpath):
         return RuntimeError(f"{relpath}: {type(error).__name__}: {error}")
 
 
-def claim(lock, counter, count, index=None, working=None, worker=None, stop_waiting=None):
+def claim(lock, holder, counter, count, index=None, working=None, worker=None, stop_waiting=None):
     """Claim the next task nobody has started (``counter``: its index, shared by every
     process), or None if all ``count`` are started. With ``index``, claim only that task.
     A worker notes its claim in ``working[worker]`` (shared), so that if it dies, the
-    task it held is known at once. ``lock`` guards both; every CLAIM_WAIT seconds without
-    it, ``stop_waiting()`` is asked whether to give up (and return None) or may raise."""
+    task it held is known at once. ``lock`` guards both, and ``holder`` (shared) has the
+    pid of the process holding it, 0 when none; every CLAIM_WAIT seconds without the lock,
+    ``stop_waiting()`` is asked whether to give up (and return None) or may raise."""
     while not lock.acquire(timeout=CLAIM_WAIT):
         if stop_waiting is not None and stop_waiting():
             return None
+    holder.value = os.getpid()
     try:
         claimed = counter.value
         if claimed >= count or (index is not None and claimed != index):
@@ -90,6 +92,7 @@ def claim(lock, counter, count, index=None, working=None, worker=None, stop_wait
             working[worker] = claimed
         return claimed
     finally:
+        holder.value = 0
         lock.release()
 
 
@@ -103,23 +106,25 @@ def converted(task, folder=None):
         return None, error
 
 
-def convert_claimed(tasks, lock, counter, working, worker, folder, results, room):
+def convert_claimed(tasks, lock, holder, counter, working, worker, folder, results, room):
     """Worker number ``worker``: convert tasks as it claims them, until none is left,
     sending ``(index, path, error)`` (converted) for each through ``results``. Each
     result takes one of the ``room`` semaphore's places until the building process has
     taken it, so that workers stop short of filling the folder with the whole dataset
     while the dataset's writing lags behind."""
-    building_process = os.getppid()
+    building_process, building_pid = multiprocessing.parent_process(), os.getppid()
 
     def building_process_gone():  # killed: nobody will make room or give the lock back any more
-        return os.getppid() != building_process
+        # The parent's pid changes at once on POSIX, not on Windows; the parent's sentinel
+        # works everywhere, but a worker forked later keeps it open too.
+        return os.getppid() != building_pid or not building_process.is_alive()
 
     try:
         while True:
             while not room.acquire(timeout=1.0):
                 if building_process_gone():
                     return
-            index = claim(lock, counter, len(tasks), working=working, worker=worker,
+            index = claim(lock, holder, counter, len(tasks), working=working, worker=worker,
                           stop_waiting=building_process_gone)
             if index is None:
                 room.release()  # for the next worker waiting, which will find nothing left either
@@ -127,7 +132,7 @@ def convert_claimed(tasks, lock, counter, working, worker, folder, results, room
             path, error = converted(tasks[index], folder)
             results.send((index, path, None if error is None else sendable(error, tasks[index].relpath)))
     finally:
-        if os.getppid() != building_process:  # nor will it remove the folder
+        if building_process_gone():  # nor will it remove the folder
             shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -159,9 +164,10 @@ class WorkerPool:
         # Forked workers start in milliseconds with everything imported and the tasks in
         # memory; other platforms keep their default start method.
         context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
-        # One lock for both, taken with a timeout (claim): the locks Value and Array come
-        # with are waited on for ever, also when a killed process held one.
+        # One lock for the three, taken with a timeout (claim): the locks that Value and
+        # Array come with are waited on for ever, also when a killed process held one.
         self.lock = context.Lock()
+        self.holder = context.RawValue("q", 0)  # the pid of the process holding the lock, 0 when none
         self.counter = context.RawValue("i", 0)
         self.working = context.RawArray("i", [-1] * (num_proc - 1))  # each worker's last claim
         self.room = context.Semaphore(2 * num_proc if ahead is None else ahead)  # places for results not yet taken
@@ -173,7 +179,8 @@ class WorkerPool:
             for number in range(num_proc - 1):
                 receiver, sender = context.Pipe(duplex=False)
                 worker = context.Process(target=convert_claimed, daemon=True, args=(
-                    self.tasks, self.lock, self.counter, self.working, number, self.folder, sender, self.room))
+                    self.tasks, self.lock, self.holder, self.counter, self.working, number, self.folder, sender,
+                    self.room))
                 worker.start()
                 self.workers.append(worker)
                 sender.close()
@@ -227,19 +234,24 @@ class WorkerPool:
 
     def _claim(self, waited_for, index=None):
         """claim() for this process, which needs the tables of task ``waited_for``."""
-        def holder_killed():
-            # A worker killed while holding the lock would stop every claim for ever: once
-            # the lock has not been free for CLAIM_WAIT, a worker that ended otherwise than
-            # by returning (killed, or exited with an error) is taken to have held it.
-            killed = [worker.exitcode for worker in self.workers if worker.exitcode not in (None, 0)]
-            if killed:
+        def fail_if_the_holder_died():
+            # A worker killed while holding the lock would stop every claim for ever. The
+            # holder is known, but for the instant between taking the lock and noting it:
+            # then any worker that ended otherwise than by returning is taken to be it.
+            pid = self.holder.value
+            ended_badly = [worker for worker in self.workers if worker.exitcode not in (None, 0)
+                           and (pid == 0 or worker.pid == pid)]
+            if ended_badly:
+                worker = ended_badly[0]
+                how = "while holding" if worker.pid == pid else "most likely while holding"
                 raise RuntimeError(
-                    f"{self.tasks[waited_for].relpath}: a worker process ended (exit code {killed[0]}) and "
-                    f"the lock that shares the files out among the processes stayed taken for {CLAIM_WAIT} s: "
-                    "the worker was most likely killed while holding it")
+                    f"{self.tasks[waited_for].relpath}: waiting for it, this process could not claim a file: "
+                    f"worker process {worker.pid} ended (exit code {worker.exitcode}) {how} the lock that "
+                    "shares the files out among the processes, so it will never be free again")
             return False
 
-        return claim(self.lock, self.counter, len(self.tasks), index, stop_waiting=holder_killed)
+        return claim(self.lock, self.holder, self.counter, len(self.tasks), index,
+                     stop_waiting=fail_if_the_holder_died)
 
     def _claim_ahead(self, waited_for):
         """The next task nobody has started, claimed, if there is one and room for its result."""
