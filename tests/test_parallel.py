@@ -123,7 +123,8 @@ def test_tables_this_process_converts_ahead_stay_in_memory(pool_of, monkeypatch)
     taken, ahead = [], []
     take, claim_ahead = parallel.take_tables, WorkerPool._claim_ahead
     monkeypatch.setattr(parallel, "take_tables", lambda path: taken.append(path) or take(path))
-    monkeypatch.setattr(WorkerPool, "_claim_ahead", lambda pool, index: ahead.append(claim_ahead(pool, index)) or ahead[-1])
+    monkeypatch.setattr(WorkerPool, "_claim_ahead",
+                        lambda pool, index: ahead.append(claim_ahead(pool, index)) or ahead[-1])
     # The worker's first task is slow: this process converts the next ones meanwhile.
     tasks = [Task(0), Task(1, in_workers="slow")] + [Task(n) for n in range(2, 6)]
     pool = pool_of(tasks, 2, ahead=3)
@@ -211,7 +212,8 @@ def test_tasks_asked_for_out_of_the_pools_order_are_an_error_not_a_hang(pool_of)
 
 def test_claim_asks_whether_to_go_on_waiting_only_while_the_lock_is_taken(monkeypatch):
     monkeypatch.setattr(parallel, "CLAIM_WAIT", 0.01)
-    lock, holder, counter = multiprocessing.Lock(), multiprocessing.RawValue("q", 0), multiprocessing.RawValue("i", 0)
+    lock, holder = multiprocessing.Lock(), multiprocessing.RawValue("q", 0)
+    counter = multiprocessing.RawValue("i", 0)
     asked = []
     lock.acquire()  # as by a process killed while holding it
     with failing_after(20, "claim waited for ever"):
@@ -220,7 +222,11 @@ def test_claim_asks_whether_to_go_on_waiting_only_while_the_lock_is_taken(monkey
     assert asked == [0, 0, 0] and counter.value == 0
     lock.release()
     counter.value = 2
-    assert parallel.claim(lock, holder, counter, 3, stop_waiting=lambda: pytest.fail("asked while the lock was free")) == 2
+
+    def never():
+        pytest.fail("asked while the lock was free")
+
+    assert parallel.claim(lock, holder, counter, 3, stop_waiting=never) == 2
     assert counter.value == 3 and holder.value == 0
     assert parallel.claim(lock, holder, counter, 3) is None  # none left
     assert lock.acquire(block=False), "claim kept the lock"
