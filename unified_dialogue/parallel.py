@@ -18,8 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pyarrow as pa
 
 WRITE_BUFFER = 1 << 20
-# The claim lock is held for microseconds at a time, so a wait this long means that its
-# holder may have been killed while holding it: a lock is never given back by the dead.
+# How long to wait for the claim lock (or a worker for room) before asking whether the
+# wait can still end: the lock is held for microseconds at a time, so a wait this long
+# means that its holder may have been killed while holding it, and the dead give nothing back.
 CLAIM_WAIT = 1.0
 
 
@@ -72,16 +73,24 @@ def sendable(error, relpath):
         return RuntimeError(f"{relpath}: {type(error).__name__}: {error}")
 
 
+def acquired(primitive, stop_waiting=None):
+    """Acquire a lock or semaphore shared with other processes, asking ``stop_waiting()``
+    every CLAIM_WAIT seconds without it whether to give up (False) or go on; it may raise."""
+    while not primitive.acquire(timeout=CLAIM_WAIT):
+        if stop_waiting is not None and stop_waiting():
+            return False
+    return True
+
+
 def claim(lock, holder, counter, count, index=None, working=None, worker=None, stop_waiting=None):
     """Claim the next task nobody has started (``counter``: its index, shared by every
     process), or None if all ``count`` are started. With ``index``, claim only that task.
     A worker notes its claim in ``working[worker]`` (shared), so that if it dies, the
     task it held is known at once. ``lock`` guards both, and ``holder`` (shared) has the
-    pid of the process holding it, 0 when none; every CLAIM_WAIT seconds without the lock,
-    ``stop_waiting()`` is asked whether to give up (and return None) or may raise."""
-    while not lock.acquire(timeout=CLAIM_WAIT):
-        if stop_waiting is not None and stop_waiting():
-            return None
+    pid of the process holding it, 0 when none. ``stop_waiting``: see acquired; if it
+    gives up, None."""
+    if not acquired(lock, stop_waiting):
+        return None
     holder.value = os.getpid()
     try:
         claimed = counter.value
@@ -121,9 +130,8 @@ def convert_claimed(tasks, lock, holder, counter, working, worker, folder, resul
 
     try:
         while True:
-            while not room.acquire(timeout=1.0):
-                if building_process_gone():
-                    return
+            if not acquired(room, building_process_gone):
+                return
             index = claim(lock, holder, counter, len(tasks), working=working, worker=worker,
                           stop_waiting=building_process_gone)
             if index is None:
