@@ -93,6 +93,16 @@ def claimed_by_workers(pool, count):
         time.sleep(0.005)
 
 
+def received_from_workers(pool, count):
+    """Wait until this process has received ``count`` results from the workers: a file
+    appearing in the folder is not enough, as its worker may still be writing it."""
+    deadline = time.monotonic() + 30
+    while len(pool.results) < count:
+        assert time.monotonic() < deadline, f"the workers never sent {count} results"
+        pool._receive(wait=False)
+        time.sleep(0.005)
+
+
 def all_claimed_by_workers(pool):
     """Wait until the workers have claimed every task, so that none is converted here."""
     claimed_by_workers(pool, len(pool.tasks))
@@ -299,9 +309,7 @@ def test_a_worker_killed_elsewhere_is_not_taken_for_the_holder_of_the_claim_lock
     monkeypatch.setattr(parallel, "CLAIM_WAIT", 0.05)
     tasks = [Task(n) for n in range(4)]
     pool = pool_of(tasks, 3, ahead=2)
-    claimed_by_workers(pool, 2)  # each worker has made a result and waits for room
-    while len(os.listdir(pool.folder)) < 2:
-        time.sleep(0.005)
+    received_from_workers(pool, 2)  # the room is full: the workers wait, holding no task
     killed = pool.workers[0]
     os.kill(killed.pid, signal.SIGKILL)
     killed.join(20)
