@@ -6,6 +6,8 @@ import pytest
 
 from unified_dialogue import load
 
+from hang_guard import pytest_configure, pytest_runtest_protocol  # noqa: F401 (pytest's hooks)
+
 FIXTURES = Path(__file__).parent / "fixtures"
 DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
 ONLY_DATASETS_3 = pytest.mark.skipif(
