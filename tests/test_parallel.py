@@ -85,22 +85,28 @@ def pool_of():
         assert not os.path.exists(pool.folder)
 
 
+def wait_until(condition, failure, seconds=30, every=0.005):
+    """Ask ``condition()`` every ``every`` seconds until it is true; fail with ``failure``
+    if it is still false after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, failure
+        time.sleep(every)
+
+
 def claimed_by_workers(pool, count):
     """Wait until the workers have claimed the first ``count`` tasks."""
-    deadline = time.monotonic() + 30
-    while pool.counter.value < count:
-        assert time.monotonic() < deadline, f"the workers never claimed {count} tasks"
-        time.sleep(0.005)
+    wait_until(lambda: pool.counter.value >= count, f"the workers never claimed {count} tasks")
 
 
 def received_from_workers(pool, count):
     """Wait until this process has received ``count`` results from the workers: a file
     appearing in the folder is not enough, as its worker may still be writing it."""
-    deadline = time.monotonic() + 30
-    while len(pool.results) < count:
-        assert time.monotonic() < deadline, f"the workers never sent {count} results"
+    def received():
         pool._receive(wait=False)
-        time.sleep(0.005)
+        return len(pool.results) >= count
+
+    wait_until(received, f"the workers never sent {count} results")
 
 
 def all_claimed_by_workers(pool):
@@ -166,17 +172,12 @@ def test_an_error_this_process_meets_ahead_is_raised_when_its_file_is_reached(po
 def test_workers_wait_while_the_results_not_yet_taken_fill_the_room(pool_of):
     tasks = [Task(n) for n in range(6)]
     pool = pool_of(tasks, 2, ahead=2)
-    deadline = time.monotonic() + 30
-    while len(os.listdir(pool.folder)) < 2:
-        assert time.monotonic() < deadline, "the worker never converted two files"
-        time.sleep(0.005)
+    wait_until(lambda: len(os.listdir(pool.folder)) >= 2, "the worker never converted two files")
     time.sleep(0.3)  # time enough for a worker that would not wait to claim more
     assert pool.counter.value == 2 and len(os.listdir(pool.folder)) == 2
     converted = pool.convert_in_order(tasks)
     got = [next(converted), next(converted)]  # the two waiting: taking them makes room
-    while pool.counter.value < 4:
-        assert time.monotonic() < deadline, "the worker did not go on once its results were taken"
-        time.sleep(0.005)
+    wait_until(lambda: pool.counter.value >= 4, "the worker did not go on once its results were taken")
     for tables in converted:
         got.append(tables)
         assert len(os.listdir(pool.folder)) <= 2
@@ -337,11 +338,8 @@ def assert_the_worker_ends_with_its_building_process(build_then_die):
     building.start()
     (worker,), folder = receiver.recv()
     building.join()
-    deadline = time.monotonic() + 20
     try:
-        while not ended(worker):
-            assert time.monotonic() < deadline, "the worker outlived its building process"
-            time.sleep(0.05)
+        wait_until(lambda: ended(worker), "the worker outlived its building process", seconds=20, every=0.05)
     finally:
         if not ended(worker):  # it holds this process's output open: it must not stay
             os.kill(worker, signal.SIGKILL)
@@ -444,10 +442,7 @@ def test_a_file_that_cannot_be_removed_while_mapped_is_removed_with_the_folder(p
 def test_a_worker_that_dies_fails_its_file_at_once_while_others_work_on(pool_of):
     tasks = [Task(0, in_workers="exit")] + [Task(n, seconds=0.5) for n in range(1, 10)]
     pool = pool_of(tasks, 3)
-    deadline = time.monotonic() + 30
-    while pool.counter.value < 1:  # a worker holds task 0
-        assert time.monotonic() < deadline
-        time.sleep(0.001)
+    claimed_by_workers(pool, 1)  # a worker holds task 0
     with pytest.raises(RuntimeError, match=r"^dialogues_000.json: the worker process converting it ended "
                                            r"without a result \(exit code 3\)$"):
         next(pool.convert_in_order(tasks))
