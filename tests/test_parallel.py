@@ -340,6 +340,7 @@ def assert_the_worker_ends_with_its_building_process(build_then_die):
     receiver, sender = context.Pipe(duplex=False)
     building = context.Process(target=build_then_die, args=(sender,))
     building.start()
+    sender.close()  # so that if it dies before sending, receiving fails instead of waiting
     (worker,), folder = receiver.recv()
     building.join()
     try:
@@ -354,8 +355,7 @@ def assert_the_worker_ends_with_its_building_process(build_then_die):
 def test_a_worker_waiting_for_room_ends_when_the_building_process_is_killed():
     def build_then_die(sender):
         pool = WorkerPool([Task(n) for n in range(4)], 2, ahead=1)
-        while not os.listdir(pool.folder):  # the worker has made its one result and waits
-            time.sleep(0.005)
+        wait_until(lambda: os.listdir(pool.folder), "the worker never made its one result")  # and now waits
         sender.send(([worker.pid for worker in pool.workers], pool.folder))
         os._exit(9)  # no clean-up: as if killed
 
