@@ -232,19 +232,19 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
             try:
                 verify_bytes(data, record, relpath)
             except ChecksumError:
-                if not self.config.data_dir and not is_url(path):
-                    discard_download(path)
+                self.forget_download(relpath)
                 raise
         return data
 
-    def discard_unchecked_download(self, relpath):
-        """Remove the download of ``relpath`` from the download cache unless its sha256
-        was checked: bytes that do not parse may be a corrupted transfer, which the next
-        load must not reuse."""
-        path = getattr(self, "fetched", {}).get(relpath)
+    def sha256_checked(self, relpath):
         record = self.checksum_table().get(relpath)
-        checked = self.verify and record is not None and record.sha256 != UNKNOWN
-        if path is not None and not self.config.data_dir and not is_url(path) and not checked:
+        return self.verify and record is not None and record.sha256 != UNKNOWN
+
+    def forget_download(self, relpath):
+        """Remove the download of ``relpath`` from the download cache (nothing for a local
+        copy or a streamed URL), so that the next load fetches it again."""
+        path = getattr(self, "fetched", {}).get(relpath)
+        if path is not None and not self.config.data_dir and not is_url(path):
             discard_download(path)
 
     def read_ahead(self, files):
@@ -301,7 +301,10 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
                 try:
                     tables = list(self.file_tables(data, relpath, split, ids, **context))
                 except SourceFormatError as error:  # of this file, or of another it checks against
-                    self.discard_unchecked_download(error.file)
+                    # Bytes that do not parse may be a corrupted transfer, unless their
+                    # sha256 says they are the published ones.
+                    if not self.sha256_checked(error.file):
+                        self.forget_download(error.file)
                     raise
                 if view is not None:  # each table holds whole dialogues
                     tables = [view(table) for table in tables]
