@@ -1,0 +1,209 @@
+"""Scores of generated text on the rows of the ``nlg`` and ``response`` views and of their
+``-chat`` configs: GEM-metrics' lexical metrics (``scoring.gem``), SGD's slot error rate
+(``scoring.ser``) and the overlap with FaithDial's knowledge (``scoring.knowledge``), overall
+and broken down by any column of the rows. docs/scoring.md says what each number is.
+"""
+
+from .dst import ScoringError
+from .gem import LEXICAL_METRICS, gem_scores
+from .knowledge import knowledge_scores
+from .ser import noncategorical_slots, row_service, row_slot_values, seen_tag, ser, slot_error, train_service_names
+
+METRICS = LEXICAL_METRICS + ("ser", "knowledge")
+ALL = "all"
+# Columns that are not columns of every row: "seen" (seen or unseen service) and "split"
+# (the split named in the row's dialogue id, as in "faithdial/test_topic/3").
+DERIVED_COLUMNS = ("seen", "split")
+
+
+# ---------------------------------------------------------------- pairing
+
+def _pair(predictions, rows, *, allow_missing=False):
+    """``(pairs, missing, malformed)``: ``pairs`` the ``(row, text)`` of each row with a string
+    prediction, in row order; ``missing`` and ``malformed`` the ids of the rows without one and
+    with a prediction that is not a string. A prediction for an id no row has is an error, and
+    so are missing and malformed ones unless ``allow_missing``."""
+    if not isinstance(predictions, dict):
+        raise ScoringError(f"predictions must be a dict from row id to text, not a {type(predictions).__name__}")
+    pairs, missing, malformed, seen_ids = [], [], [], set()
+    for position, row in enumerate(rows):
+        row_id = row.get("id")
+        if not isinstance(row_id, str):
+            raise ScoringError(f"row {position} has no string 'id' (the views' rows carry one)")
+        if row_id in seen_ids:
+            raise ScoringError(f"row id {row_id!r} occurs twice in the rows")
+        seen_ids.add(row_id)
+        if row_id not in predictions:
+            missing.append(row_id)
+        elif not isinstance(predictions[row_id], str):
+            malformed.append(row_id)
+        else:
+            pairs.append((row, predictions[row_id]))
+    unknown = [row_id for row_id in predictions if row_id not in seen_ids]
+    if unknown:
+        raise ScoringError(f"{len(unknown)} prediction(s) for ids that no row has: {_some(unknown)}")
+    if malformed and not allow_missing:
+        kind = type(predictions[malformed[0]]).__name__
+        raise ScoringError(f"the prediction for {malformed[0]!r} is a {kind}, not a string"
+                           + (f" ({len(malformed)} such: {_some(malformed)})" if len(malformed) > 1 else ""))
+    if missing and not allow_missing:
+        raise ScoringError(f"no prediction for {len(missing)} row(s): {_some(missing)} "
+                           f"(allow_missing=True scores the others and counts these)")
+    return pairs, missing, malformed
+
+
+def _some(ids, shown=5):
+    return ", ".join(map(repr, ids[:shown])) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
+
+
+# ---------------------------------------------------------------- rows
+
+def references_of(row):
+    """The reference texts of a row: ``references`` (``nlg``), else ``target``, else
+    ``response`` (``response``), else the assistant message of ``completion`` (``-chat``)."""
+    if row.get("references") is not None:
+        return list(row["references"])
+    for column in ("target", "response"):
+        if isinstance(row.get(column), str):
+            return [row[column]]
+    completion = row.get("completion")
+    if completion:
+        return [completion[-1]["content"]]
+    raise ScoringError(f"row {row.get('id')!r} has none of the columns that hold a reference "
+                       "(references, target, response, completion)")
+
+
+def _columns_needed(group_by, metrics):
+    needed = {"id", "references", "target", "response", "completion", "dialogue_id"}
+    needed.update(column for column in group_by if column not in DERIVED_COLUMNS)
+    if "knowledge" in metrics:
+        needed.add("knowledge")
+    if "ser" in metrics or "seen" in group_by:
+        needed.update({"dialog_acts", "service"})
+    return needed
+
+
+def _plain_rows(rows, needed):
+    """Rows as a list of dicts holding only the columns scoring reads (a Dataset's other
+    columns, such as the contexts, are never decoded)."""
+    names = getattr(rows, "column_names", None)
+    if names is not None and hasattr(rows, "select_columns"):
+        selected = rows.select_columns([name for name in names if name in needed])
+        return selected.to_list() if hasattr(selected, "to_list") else list(selected)
+    return list(rows)
+
+
+def _group_value(row, column, train_services, upstream_compat):
+    if column == "seen" and "seen" not in row:
+        return seen_tag(row_service(row), train_services, upstream_compat)
+    if column == "split" and "split" not in row:
+        parts = str(row.get("dialogue_id") or row["id"]).split("/")
+        return parts[1] if len(parts) > 2 else None
+    if column not in row:
+        raise ScoringError(f"row {row.get('id')!r} has no column {column!r} to group by")
+    return row[column]
+
+
+def _group_name(column, value):
+    return str(value) if column == "seen" else f"{column}={value}"
+
+
+# ---------------------------------------------------------------- scoring
+
+def _metrics_of(pairs, metrics, tokenizer, noncategorical):
+    predictions = [text for _, text in pairs]
+    rows = [row for row, _ in pairs]
+    values = {"N": len(pairs)}
+    lexical = [name for name in metrics if name in LEXICAL_METRICS]
+    if lexical:
+        values.update(gem_scores(predictions, [references_of(row) for row in rows], metrics=lexical,
+                                 tokenizer=tokenizer))
+    if "ser" in metrics and pairs:
+        values["ser"] = ser([slot_error(row_slot_values(row), text, noncategorical) for row, text in pairs])
+    if "knowledge" in metrics and pairs:
+        knowledge = [row.get("knowledge") for row in rows]
+        if any(not isinstance(sentence, str) for sentence in knowledge):
+            where = next(row["id"] for row, sentence in zip(rows, knowledge) if not isinstance(sentence, str))
+            raise ScoringError(f"row {where!r} has no knowledge sentence to score against")
+        values.update(knowledge_scores(predictions, knowledge))
+    return values
+
+
+def _default_metrics(sample, schemas):
+    metrics = list(LEXICAL_METRICS)
+    if schemas is not None:
+        metrics.append("ser")
+    if sample is not None and isinstance(sample.get("knowledge"), str):
+        metrics.append("knowledge")
+    return metrics
+
+
+def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_missing=False, tokenizer="fallback",
+                     schemas=None, train_schemas=None, upstream_compat=False):
+    """Score generated texts against the rows they answer.
+
+    Args:
+        predictions: ``{row id: generated text}``.
+        rows: the rows scored (a ``datasets.Dataset`` or a list of dicts) of the ``nlg`` or
+            ``response`` view or of its ``-chat`` config, each with its ``id``; the
+            references are ``references`` (``nlg``), ``response`` (``response``) or the
+            assistant message of ``completion`` (``-chat``).
+        metrics: names among ``METRICS``: GEM-metrics' lexical metrics (``"bleu"``, ``"rouge"``,
+            ``"chrf"``, ``"ter"``, ``"nist"``, ``"local_recall"``, ``"msttr"``, ``"ttr"``,
+            ``"yules_i"``, ``"ngrams"``), ``"ser"`` (SGD; needs ``schemas``) and ``"knowledge"``
+            (needs a ``knowledge`` column: FaithDial's ``response`` rows). By default all the
+            lexical ones, ``"ser"`` when ``schemas`` is given and ``"knowledge"`` when the rows
+            have knowledge.
+        group_by: a column name or a list of them; every metric is also computed on the rows
+            of each value of each column, in the group ``"<column>=<value>"``. ``"seen"`` groups
+            SGD turns into ``"seen"`` and ``"unseen"`` services (by ``train_schemas``) and is the
+            default when ``"ser"`` is computed; ``"split"`` is the split in the row's dialogue
+            id (FaithDial's ``test_random`` and ``test_topic`` rows scored in one call).
+        allow_missing: score the rows that have a string prediction and count the others
+            (``"misses"``, ``"malformed"``) instead of raising ``ScoringError``.
+        tokenizer: ``"fallback"`` (GEM-metrics' own tokeniser, which it uses offline),
+            ``"punkt"`` (NLTK's, which it uses where the Punkt data is installed) or a function.
+        schemas: SGD's schemas of every split (``schema.json`` entries or ``schema`` rows), for
+            the non-categorical slots SER checks.
+        train_schemas: the train split's schemas or service names, for ``"seen"``.
+        upstream_compat: SER's seen and unseen turns as the upstream script tags them.
+
+    Returns:
+        ``{group: {metric: value}}`` with the group ``"all"``, under GEM-metrics' key names
+        (``"N"``: the number of predictions scored) plus ``"ser"`` (percent) and
+        ``"knowledge_precision"``, ``"knowledge_recall"``, ``"knowledge_f1"``; and
+        ``"misses"`` and ``"malformed"``: ``{"count": n, "ids": [...]}``.
+
+    Example:
+        >>> rows = [{"id": "sgd/test/1_00000/1", "references": ["Which city are you in?"]}]
+        >>> score_generation({"sgd/test/1_00000/1": "Which city are you in?"}, rows, metrics=["bleu", "ttr"])["all"]
+        {'N': 1, 'ttr': 1.0, 'bleu': 100.0}
+    """
+    group_by = [group_by] if isinstance(group_by, str) else list(group_by or [])
+    if metrics is not None:
+        metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+        unknown = [name for name in metrics if name not in METRICS]
+        if unknown:
+            raise ScoringError(f"unknown metric(s) {', '.join(map(repr, unknown))}; the metrics are {', '.join(METRICS)}")
+    rows = _plain_rows(rows, _columns_needed(group_by, metrics or METRICS))
+    if metrics is None:
+        metrics = _default_metrics(rows[0] if rows else None, schemas)
+    if "ser" in metrics and schemas is None:
+        raise ScoringError("the slot error rate needs SGD's schemas (schemas=...: the schema rows of every split)")
+    if "ser" in metrics and not group_by:
+        group_by = ["seen"]
+    noncategorical = noncategorical_slots(schemas) if schemas is not None else {}
+    train_services = train_service_names(train_schemas)
+    pairs, missing, malformed = _pair(predictions, rows, allow_missing=allow_missing)
+
+    groups = {ALL: pairs}
+    for column in group_by:
+        by_value = {}
+        for row, text in pairs:
+            by_value.setdefault(_group_value(row, column, train_services, upstream_compat), []).append((row, text))
+        for value in sorted(by_value, key=lambda value: (value is None, str(value))):
+            groups[_group_name(column, value)] = by_value[value]
+    result = {name: _metrics_of(members, metrics, tokenizer, noncategorical) for name, members in groups.items()}
+    result["misses"] = {"count": len(missing), "ids": missing}
+    result["malformed"] = {"count": len(malformed), "ids": malformed}
+    return result
