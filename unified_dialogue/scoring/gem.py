@@ -212,11 +212,25 @@ def bleu(predictions, references):
 
 
 def chrf(predictions, references):
+    """chrF, chrF+ and chrF++ (word n-grams up to 0, 1, 2 added to the character n-grams)."""
     from sacrebleu.metrics import CHRF
 
+    metrics = [CHRF(word_order=order, eps_smoothing=True) for order in range(3)]
+    keys = ["chrf" + "+" * order for order in range(3)]
     streams = reference_streams(references)
-    return {"chrf" + "+" * order: CHRF(word_order=order, eps_smoothing=True).corpus_score(predictions, streams).score
-            for order in range(3)}
+    if any(len(refs) != 1 for refs in references):
+        # each item's best reference depends on the word order: one pass per metric
+        return {key: metric.corpus_score(predictions, streams).score for key, metric in zip(keys, metrics)}
+    # With one reference per item, an item's statistics are [hypothesis, reference, match]
+    # counts per n-gram order, character orders first, so chrF++'s (sacrebleu 2.x's layout)
+    # hold chrF's and chrF+'s as prefixes: the n-grams are extracted once instead of three times.
+    statistics = metrics[2]._extract_corpus_statistics(predictions, streams)
+    scores = {}
+    for key, metric in zip(keys, metrics):
+        width = 3 * (metric.char_order + metric.word_order)
+        totals = [sum(item[k] for item in statistics) for k in range(width)]
+        scores[key] = metric._compute_score_from_stats(totals).score
+    return scores
 
 
 def ter(predictions, references):
@@ -266,14 +280,26 @@ def rouge_items(predictions, references):
     of each leave-one-out subset of the references, averaged over the subsets."""
     from rouge_score import rouge_scorer
 
-    scorer = rouge_scorer.RougeScorer(list(ROUGE_TYPES), tokenizer=_RougeTokenizer())
+    tokenizer = _RougeTokenizer()
+    scorer = rouge_scorer.RougeScorer(list(ROUGE_TYPES), tokenizer=tokenizer)
+    one_line = rouge_scorer.RougeScorer(list(ROUGE_TYPES[:3]), tokenizer=tokenizer)
+
+    def score(ref, prediction):
+        if "\n" in ref or "\n" in prediction:
+            return scorer.score(ref, prediction)
+        # rougeLsum is rougeL over each line's longest common subsequence, so on one line
+        # each it is rougeL: computed once
+        scores = one_line.score(ref, prediction)
+        scores["rougeLsum"] = scores["rougeL"]
+        return scores
+
     items = []
     for prediction, refs in zip(predictions, references):
         if len(refs) == 1:
-            score = scorer.score(refs[0], prediction)
-            items.append({kind: tuple(score[kind]) for kind in ROUGE_TYPES})
+            scores = score(refs[0], prediction)
+            items.append({kind: tuple(scores[kind]) for kind in ROUGE_TYPES})
             continue
-        scores = [scorer.score(ref, prediction) for ref in refs]
+        scores = [score(ref, prediction) for ref in refs]
         bests = [{kind: max((s[kind] for k, s in enumerate(scores) if k != left_out), key=lambda s: s.fmeasure)
                   for kind in ROUGE_TYPES} for left_out in range(len(refs))]
         items.append({kind: tuple(numpy1_mean([best[kind][part] for best in bests]) for part in range(3))
