@@ -239,3 +239,16 @@ def test_faithdial_rows_get_knowledge_scores_by_default():
     assert gold["knowledge_f1"] == sum(f1 for _, _, f1 in expected) / len(rows)
     with pytest.raises(ScoringError, match="has no knowledge sentence"):
         score_generation(predictions, [dict(row, knowledge=None) for row in rows], metrics=["knowledge"])
+
+
+def test_benchmark_runs_on_made_up_rows():
+    import random
+
+    from unified_dialogue.tools import bench_scoring
+
+    lines = []
+    timings = bench_scoring.run(bench_scoring.made_up_rows(30, random.Random(0)), out=lines.append)
+    assert lines[0].startswith("30 predictions")
+    assert [label for label, _ in timings][:2] == ["sacrebleu corpus BLEU alone (baseline)",
+                                                   "score_generation, every lexical metric"]
+    assert len(lines) == 1 + len(timings) == 1 + 2 + len(gem.LEXICAL_METRICS) + 1
