@@ -102,3 +102,13 @@ def test_ser_is_a_percentage_and_needs_schemas():
     rows = rows_of("sgd_dev")
     with pytest.raises(ScoringError, match="needs SGD's schemas"):
         score_generation({row["id"]: "" for row in rows}, rows, metrics=["ser"])
+
+
+def test_ser_on_rows_without_acts_names_the_row():
+    rows = [{"id": "sgd/test/1_00000/1", "completion": [{"role": "assistant", "content": "Which city?"}]}]
+    with pytest.raises(ScoringError, match="'sgd/test/1_00000/1' has no service"):
+        score_generation({"sgd/test/1_00000/1": "x"}, rows, metrics=["ser"], schemas=schemas("train"),
+                         upstream_compat=True)
+    with pytest.raises(ScoringError, match="'sgd/test/1_00000/1' has no dialog_acts"):
+        score_generation({"sgd/test/1_00000/1": "x"}, rows, metrics=["ser"], schemas=schemas("train"),
+                         group_by="id")

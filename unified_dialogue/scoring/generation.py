@@ -95,7 +95,10 @@ def _plain_rows(rows, needed):
 
 def _group_value(row, column, train_services, upstream_compat):
     if column == "seen" and "seen" not in row:
-        return seen_tag(row_service(row), train_services, upstream_compat)
+        service = row_service(row)
+        if service is None:
+            raise ScoringError(f"row {row.get('id')!r} has no service to tell seen from unseen")
+        return seen_tag(service, train_services, upstream_compat)
     if column == "split" and "split" not in row:
         parts = str(row.get("dialogue_id") or row["id"]).split("/")
         return parts[1] if len(parts) > 2 else None
@@ -119,6 +122,10 @@ def _metrics_of(pairs, metrics, tokenizer, noncategorical):
         values.update(gem_scores(predictions, [references_of(row) for row in rows], metrics=lexical,
                                  tokenizer=tokenizer))
     if "ser" in metrics and pairs:
+        without = next((row["id"] for row in rows if "dialog_acts" not in row), None)
+        if without is not None:
+            raise ScoringError(f"row {without!r} has no dialog_acts: the slot error rate is scored on nlg "
+                               "(or response) rows, with the same ids as the chat rows")
         values["ser"] = ser([slot_error(row_slot_values(row), text, noncategorical) for row, text in pairs])
     if "knowledge" in metrics and pairs:
         knowledge = [row.get("knowledge") for row in rows]
