@@ -105,15 +105,17 @@ def tool_name(service, intent):
     """The function name of a service's intent: ``<service>__<intent>``, which splits back
     at its first ``__`` (``split_tool_name``) when the service name has no ``__`` and does
     not end in ``_``, and the whole is valid (``[a-zA-Z0-9_-]{1,64}``). Every SGD and SGD-X
-    name is such. Any other pair gets a name of its valid characters cut short, then ``__``
-    and 8 hex digits of the SHA-1 of service and intent, mapped back only through the
-    table of a dialogue's tools (``tool_table``), which refuses two pairs of one name."""
+    name is such. Any other pair gets its letters and digits, each other run of
+    characters one ``-``, cut to 54 characters, then ``--`` and 8 hex digits of the SHA-1
+    of service and intent: no underscore, so never a name of the first form; it maps back
+    through the table of a dialogue's tools (``tool_table``), which refuses two pairs of
+    one name."""
     name = f"{service}{SEPARATOR}{intent}"
     if service and intent and SEPARATOR not in service and not service.endswith("_") and NAME.fullmatch(name):
         return name
     digest = hashlib.sha1(f"{service}\0{intent}".encode("utf-8")).hexdigest()[:8]
     clean = re.sub(r"[^a-zA-Z0-9]+", "-", f"{service}-{intent}").strip("-")[:54] or "tool"
-    return f"{clean}{SEPARATOR}{digest}"
+    return f"{clean}--{digest}"
 
 
 def split_tool_name(name):
