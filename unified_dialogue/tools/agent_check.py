@@ -88,18 +88,23 @@ def dialogue_mismatches(dialogue, row, schemas, instruction):
     return problems
 
 
+def turn_messages(messages):
+    """Where the message of each turn is in a dialogue's messages (the first is the
+    system message; a turn with a call has its call and tool messages before it)."""
+    return [k for k, m in enumerate(messages) if k and m["role"] in ("user", "assistant") and not m["tool_calls"]]
+
+
 def call_row_mismatches(row, dialogue_row):
     """What in an ``agent-call-chat`` row differs from the dialogue's ``agent-chat`` row."""
     messages = dialogue_row["messages"]
-    (call,) = row["completion"]
-    if call not in messages:
-        return ["the completion is none of the dialogue's messages"]
-    position = messages.index(call)
+    position = turn_messages(messages)[row["turn_index"]] - 2  # the call, then the tool message
+    if position < 1 or row["completion"] != [messages[position]] or not messages[position]["tool_calls"]:
+        return [f"the completion is not the call message of turn {row['turn_index']}"]
     problems = []
     if row["prompt"] != messages[:position]:
         problems.append("the prompt is not the dialogue's messages before the call")
     names = [tool["function"]["name"] for tool in row["tools"]]
-    if call["tool_calls"][0]["function"]["name"] not in names:
+    if messages[position]["tool_calls"][0]["function"]["name"] not in names:
         problems.append("the called tool is not among the row's tools")
     if [t for t in dialogue_row["tools"] if t["function"]["name"] in names] != row["tools"]:
         problems.append("the row's tools are not the dialogue's tools of some of its services, in order")
