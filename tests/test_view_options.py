@@ -6,11 +6,12 @@ command line's ``NAME=VALUE`` becomes a value of the declared type."""
 import datasets
 import pytest
 
-from conftest import ONLY_DATASETS_3, checksums, fixture_dir
+from conftest import checksums, fixture_dir
 from shout_view import OPTIONS, SHOUT, ShoutTiny
 from unified_dialogue import load, registry, views
 from unified_dialogue.core.errors import ConfigError
 from unified_dialogue.core.options import Option, parse_assignments, resolve
+from unified_dialogue.testing import ONLY_DATASETS_3
 
 
 @pytest.fixture
