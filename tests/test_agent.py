@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from unified_dialogue import UNIFIED_FEATURES
-from unified_dialogue.chat import agent
+from unified_dialogue.chat import agent, agent_call_chat, agent_chat
 from unified_dialogue.core.errors import SourceFormatError
 from unified_dialogue.scoring.tools import (
     MalformedOutput, ScoringError, gold_text, parse_tool_calls, score_tool_calls, value_key,
@@ -183,9 +183,9 @@ def test_the_leaves_of_varying_shape_are_json_where_datasets_has_it(build):
 
 def test_a_user_instruction_replaces_the_default():
     unified = pa.Table.from_pylist([minimal_record()], schema=UNIFIED_FEATURES.arrow_schema)
-    (row,) = agent.dialogue_table(unified, instruction="Be brief.").to_pylist()
+    (row,) = agent_chat.table(unified, instruction="Be brief.").to_pylist()
     assert row["messages"][0] == {"role": "system", "content": "Be brief.", "tool_calls": None, "name": None}
-    (default,) = agent.dialogue_table(unified).to_pylist()
+    (default,) = agent_chat.table(unified).to_pylist()
     assert default["messages"][0]["content"] == json.load(open(agent.TEMPLATES))["agent"]
 
 
@@ -212,7 +212,7 @@ def test_a_call_of_an_intent_outside_the_schemas_is_an_error_naming_dialogue_and
     unified = pa.Table.from_pylist([minimal_record("BookTable")], schema=UNIFIED_FEATURES.arrow_schema)
     with pytest.raises(SourceFormatError, match=r"dialogue sgd/train/1_00000: field 'dialog\[1\]\.query': "
                                                 r"Restaurants_1\.BookTable is not an intent"):
-        agent.call_table(unified)
+        agent_call_chat.table(unified)
 
 
 def test_results_without_a_call_are_an_error_naming_the_turn():
@@ -220,7 +220,7 @@ def test_results_without_a_call_are_an_error_naming_the_turn():
     record["dialog"][1]["query"] = None
     unified = pa.Table.from_pylist([record], schema=UNIFIED_FEATURES.arrow_schema)
     with pytest.raises(SourceFormatError, match=r"field 'dialog\[1\]\.querying_result': the turn has results but no call"):
-        agent.dialogue_table(unified)
+        agent_chat.table(unified)
 
 
 # ---------------------------------------------------------------- schema violations
@@ -234,7 +234,7 @@ def test_the_fixture_calls_keep_to_their_schemas(build):
 def test_violations_are_counted_per_kind():
     pytest.importorskip("jsonschema")
     unified = pa.Table.from_pylist([minimal_record()], schema=UNIFIED_FEATURES.arrow_schema)
-    (row,) = agent.dialogue_table(unified).to_pylist()
+    (row,) = agent_chat.table(unified).to_pylist()
     broken = copy.deepcopy(row)
     call = broken["messages"][2]["tool_calls"][0]["function"]
     call["arguments"] = agent.dumps({"price": "Cheap", "stars": "5"})  # no city; a price outside; an unknown slot
@@ -382,3 +382,10 @@ def test_gold_completions_score_one_everywhere(build, variant):
                 dict.fromkeys(["call_accuracy", "joint_accuracy", "argument_precision", "argument_recall",
                                "argument_f1"], 1.0), (variant, form)
             assert scores["malformed"] == scores["missing"] == scores["extra_calls"] == 0
+
+
+def test_the_instruction_is_an_option_given_at_load_time(build):
+    for config in ("agent-chat", "agent-call-chat"):
+        ds = build("sgd", config, instruction="Call the tools.")["validation"]
+        key = "messages" if config == "agent-chat" else "prompt"
+        assert {row[key][0]["content"] for row in ds} == {"Call the tools."}

@@ -1,26 +1,23 @@
 """SGD as tool-calling conversations, in the format chat LLM trainers take: the service
 schemas as ``tools`` (JSON-schema functions), service calls as assistant messages with
-``tool_calls``, service results as ``tool`` messages.
+``tool_calls``, service results as ``tool`` messages. What the two configs share (their
+rows: ``agent_chat``, one per dialogue, and ``agent_call_chat``, one per service call).
 
-Two configs, built from the unified records:
+Tools: one per intent of a service, named ``<service>__<intent>`` (``tool_name``), with the
+intent's description and the service's, and as ``parameters`` a JSON schema: the intent's
+required slots, then its optional ones with their defaults, each a string with the slot's
+description, a categorical slot's possible values as ``enum``; ``required``; no other
+property (``additionalProperties`` false).
 
-- ``agent-chat``, one row per dialogue: ``id`` (the dialogue id), ``dialogue_id``,
-  ``original_id``, ``messages``, ``tools`` (one per intent of the dialogue's services);
-- ``agent-call-chat``, one row per service call: ``id`` (``<dialogue_id>/<turn_index>``),
-  ``dialogue_id``, ``turn_index`` (the system turn holding the call), ``prompt`` (the
-  messages before the call), ``completion`` (the assistant's tool-call message) and
-  ``tools`` (those of the services the dialogue has touched up to that turn).
-
-Messages: a ``system`` message with the instruction (``templates.json``, key ``agent``),
-each user turn as ``user``, each system turn as ``assistant``; a system turn with a
-service call is preceded by an ``assistant`` message with empty content whose
-``tool_calls`` hold the call, and a ``tool`` message (``name``: the tool) whose content is
-the results as a JSON list of objects, one per result, slots in the source's order
+Messages: a ``system`` message with the instruction (``templates.json``, key ``agent``, or
+the user's ``instruction`` option), each user turn as ``user``, each system turn as
+``assistant``; a system turn with a service call is preceded by an ``assistant`` message
+with empty content whose ``tool_calls`` hold the call (its arguments: the call's
+parameters, in order), and a ``tool`` message (``name``: the tool) whose content is the
+results as a JSON list of objects, one per result, slots in the source's order
 (``results_text``). Every message has the four keys ``role``, ``content``, ``tool_calls``
-and ``name``; Arrow needs the same keys everywhere, so ``tool_calls`` and ``name`` are None
+and ``name``: Arrow needs the same keys everywhere, so ``tool_calls`` and ``name`` are None
 where a message has none (``plain_messages`` drops them).
-
-Tool names: ``<service>__<intent>`` (``Restaurants_1__FindRestaurants``), see ``tool_name``.
 
 Where the shape varies (a call's ``arguments``, a tool's ``parameters``) the value is a
 ``datasets.Json()`` feature on the datasets lines that have it (4.7 and later: a dict
@@ -41,9 +38,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from datasets import Features
 
-from ..core.corpus import Config
+from .. import views
 from ..core.errors import SourceFormatError
 from ..core.features import INT, STRING
+from ..core.options import Option
 from ..views.turns import Turns, lengths, ranges, relist
 
 TEMPLATES = os.path.join(os.path.dirname(__file__), "templates.json")
@@ -75,14 +73,6 @@ TOOL_TYPE = DIALOGUE_FEATURES.arrow_schema.field("tools").type.value_type
 
 # The speakers of SGD and their chat roles.
 ROLES = {"USER": "user", "SYSTEM": "assistant"}
-
-DESCRIPTIONS = {
-    "agent-chat": "One row per dialogue as a tool-calling conversation: messages with the service calls as tool "
-                  "calls and their results as tool messages, and the dialogue's service intents as tools.",
-    "agent-call-chat": "One row per service call: the conversation before the call and the tools as the prompt, "
-                       "the assistant's tool call as the completion.",
-}
-
 
 @functools.lru_cache(maxsize=None)
 def templates():
@@ -374,45 +364,6 @@ class Conversations:
         return relist([len(pick) for pick in picks], self.tools.array.take(flat))
 
 
-def dialogue_table(unified, instruction=None):
-    """The ``agent-chat`` rows of a pa.Table of unified SGD records."""
-    chats = Conversations(unified, instruction)
-    ids = unified.column("dialogue_id").combine_chunks()
-    columns = {
-        "id": ids,
-        "dialogue_id": ids,
-        "original_id": unified.column("original_id").combine_chunks(),
-        "messages": relist(chats.dialogue_sizes(), chats.messages),
-        "tools": chats.tools_of(chats.tools.services),
-    }
-    schema = DIALOGUE_FEATURES.arrow_schema
-    return pa.Table.from_arrays([columns[name] for name in schema.names], schema=schema)
-
-
-def call_table(unified, instruction=None):
-    """The ``agent-call-chat`` rows of a pa.Table of unified SGD records: for each service
-    call, the messages before it and the tools of the services the dialogue's frames have
-    named up to the call's turn (the turn's own frames name the called service)."""
-    chats = Conversations(unified, instruction)
-    turns, calls = chats.turns, chats.call_turns
-    dialogues = turns.dialogue[calls]
-    positions = turns.position[calls]
-    begins = chats.dialogue_first[dialogues]
-    prompt_sizes = chats.turn_first[calls] - begins
-    ids = [f"{chats.dialogue_ids[d]}/{t}" for d, t in zip(dialogues.tolist(), positions.tolist())]
-    columns = {
-        "id": pa.array(ids, pa.string()),
-        "dialogue_id": pa.array([chats.dialogue_ids[d] for d in dialogues.tolist()], pa.string()),
-        "turn_index": pa.array(positions, pa.int32()),
-        "prompt": relist(prompt_sizes, chats.messages.take(pa.array(ranges(begins, prompt_sizes)))),
-        "completion": relist(np.ones(len(calls), dtype=np.int64),
-                             chats.messages.take(pa.array(chats.call_messages, pa.int64()))),
-        "tools": chats.tools_of(services_named(chats, calls)),
-    }
-    schema = CALL_FEATURES.arrow_schema
-    return pa.Table.from_arrays([columns[name] for name in schema.names], schema=schema)
-
-
 def services_named(chats, calls):
     """For each call turn, the dialogue's services (in its order) that a frame of one of
     its turns up to the call's has named."""
@@ -431,11 +382,14 @@ def services_named(chats, calls):
     return named
 
 
-def configs(instruction=None):
-    """The loader configs ``agent-chat`` and ``agent-call-chat`` (SGD)."""
-    return (
-        Config("agent-chat", DESCRIPTIONS["agent-chat"], DIALOGUE_FEATURES, key=("id",),
-               view=functools.partial(dialogue_table, instruction=instruction)),
-        Config("agent-call-chat", DESCRIPTIONS["agent-call-chat"], CALL_FEATURES, key=("id",),
-               view=functools.partial(call_table, instruction=instruction)),
-    )
+OPTIONS = (Option("instruction", str, None, "The system message's text (default: the agent text of "
+                                            "unified_dialogue/chat/templates.json)."),)
+
+
+def configs():
+    """The loader configs ``agent-chat`` and ``agent-call-chat`` (SGD), each with the
+    user's option ``instruction``."""
+    from . import agent_call_chat, agent_chat
+
+    return tuple(views.config(views.View.of(module, key=("id",), options=OPTIONS, name=name))
+                 for name, module in (("agent-chat", agent_chat), ("agent-call-chat", agent_call_chat)))

@@ -29,24 +29,7 @@ import re
 
 from ..chat.agent import loaded
 
-try:
-    from .rows import ScoringError, pair
-except ImportError:  # the shared pairing of predictions and rows is not there yet
-    class ScoringError(ValueError):
-        """Predictions that cannot be scored against the rows."""
-
-    def pair(predictions, rows, *, allow_missing=False):
-        """``(row, text or None)`` in row order; an unknown id, or (without
-        ``allow_missing``) a missing one, is an error naming it."""
-        ids = [row["id"] for row in rows]
-        unknown = sorted(set(predictions) - set(ids))
-        if unknown:
-            raise ScoringError(f"prediction id {unknown[0]!r} is not the id of a row ({len(unknown)} unknown)")
-        missing = [i for i in ids if i not in predictions]
-        if missing and not allow_missing:
-            raise ScoringError(f"no prediction for row {missing[0]!r} ({len(missing)} missing; allow_missing "
-                               f"counts them as misses)")
-        return [(row, predictions.get(row["id"])) for row in rows]
+from .rows import ScoringError, pair
 
 BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.S)
 FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)(?:```|\Z)", re.S)
