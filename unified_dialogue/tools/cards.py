@@ -16,11 +16,11 @@ import sys
 import tempfile
 from importlib import resources
 
-import datasets
 import yaml
 
 from .. import registry, views
 from ..api import load
+from ..cli import run_command
 from . import stats
 from .layout import Layout, shard_pattern
 
@@ -492,25 +492,27 @@ def main(argv=None):
     parser.add_argument("--data", help="a folder with local copies of the corpora (sgd/, ...): recompute the statistics")
     parser.add_argument("--out", default=CARD_DIR, help="the card folder (default: %(default)s)")
     parser.add_argument("--repo", help="the Hub repository named in the loading examples")
-    args = parser.parse_args(argv)
-    datasets.disable_progress_bars()
-    if args.data:
-        os.makedirs(os.path.join(args.out, "stats"), exist_ok=True)
-        for corpus in registry.corpora().values():
-            copy = find_local_copy(corpus, args.data)
-            if copy is None:
-                print(f"{corpus.name}: no local copy in {args.data} ({', '.join(corpus.local_copies)}), "
-                      f"statistics kept as they are")
-                continue
-            result = compute_stats(corpus, copy)
-            with open(stats_path(args.out, corpus), "w", encoding="utf-8") as f:
-                json.dump(result, f, indent=2)
-                f.write("\n")
-            totals = {s: (v["dialogues"], v["turns"]) for s, v in result["splits"].items()}
-            print(f"{corpus.name}: statistics from {len(result['source']['files'])} file(s) of {copy}: "
-                  + ", ".join(f"{s} {d} dialogues / {t} turns" for s, (d, t) in totals.items()))
-    for path in write_cards(args.out, args.repo):
-        print(f"wrote {path}")
+
+    def work(args):
+        if args.data:
+            os.makedirs(os.path.join(args.out, "stats"), exist_ok=True)
+            for corpus in registry.corpora().values():
+                copy = find_local_copy(corpus, args.data)
+                if copy is None:
+                    print(f"{corpus.name}: no local copy in {args.data} ({', '.join(corpus.local_copies)}), "
+                          f"statistics kept as they are")
+                    continue
+                result = compute_stats(corpus, copy)
+                with open(stats_path(args.out, corpus), "w", encoding="utf-8") as f:
+                    json.dump(result, f, indent=2)
+                    f.write("\n")
+                totals = {s: (v["dialogues"], v["turns"]) for s, v in result["splits"].items()}
+                print(f"{corpus.name}: statistics from {len(result['source']['files'])} file(s) of {copy}: "
+                      + ", ".join(f"{s} {d} dialogues / {t} turns" for s, (d, t) in totals.items()))
+        for path in write_cards(args.out, args.repo):
+            print(f"wrote {path}")
+
+    run_command(parser, work, argv, name="cards")
 
 
 if __name__ == "__main__":

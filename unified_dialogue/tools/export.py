@@ -29,8 +29,8 @@ import pyarrow.parquet as pq
 
 from .. import registry
 from ..api import load
+from ..cli import run_command
 from ..core.errors import UnifiedDialogueError
-from ..core.sources import CALLER
 from . import cards, stats
 from .layout import Layout, jsonl_path, shard_path
 
@@ -363,26 +363,12 @@ def main(argv=None):
     add_build_arguments(parser)
     parser.add_argument("--out", help="the folder to write (default: export/<corpus>)")
     parser.add_argument("--repo", help="the Hub repository named in the card's examples")
-    args = parser.parse_args(argv)
 
-    def run():
+    def work(args):
         corpus_list, options = build_options(args)
         export(corpus_list, args.out or os.path.join("export", "-".join(args.corpus)), repo=args.repo, **options)
 
-    run_command(parser, "export", run)
-
-
-def run_command(parser, name, run):
-    """Run a command's work: its errors end it with their message alone (exit code 2),
-    and hints in them name the command's flags."""
-    datasets.disable_progress_bars()
-    caller = CALLER.set("cli")
-    try:
-        run()
-    except UnifiedDialogueError as error:
-        parser.exit(2, f"{name}: {error}\n")
-    finally:
-        CALLER.reset(caller)
+    run_command(parser, work, argv, name="export", flag_hints=True)
 
 
 if __name__ == "__main__":
