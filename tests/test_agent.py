@@ -389,3 +389,18 @@ def test_the_instruction_is_an_option_given_at_load_time(build):
         ds = build("sgd", config, instruction="Call the tools.")["validation"]
         key = "messages" if config == "agent-chat" else "prompt"
         assert {row[key][0]["content"] for row in ds} == {"Call the tools."}
+
+
+def test_the_check_command_on_the_fixtures(tmp_path, capsys):
+    pytest.importorskip("jsonschema")
+    from conftest import checksums, fixture_dir
+
+    status = agent_check.main(["--data-dir", str(fixture_dir("sgd")), "--checksums", checksums("sgd"),
+                               "--cache-dir", str(tmp_path), "--variant", "v2"])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0 and report["variant"] == "v2"
+    for split in report["splits"].values():
+        assert split["counts"]["mismatched_dialogues"] == 0
+        assert split["counts"]["tool_calls"] == split["counts"]["service_calls"] == split["counts"]["call_rows"]
+        assert {form: scores["joint_accuracy"] for form, scores in split["gold_round_trip"].items()} == \
+            {"json": 1.0, "tool_call": 1.0, "openai": 1.0}

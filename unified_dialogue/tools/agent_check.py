@@ -24,6 +24,7 @@ import sys
 from collections import Counter, defaultdict
 
 from unified_dialogue import load
+from unified_dialogue.cli import run_command
 from unified_dialogue.chat import agent
 from unified_dialogue.scoring.tools import gold_text, score_tool_calls
 from loaders.sgd import mapping
@@ -206,11 +207,15 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", required=True)
     parser.add_argument("--variant")
-    parser.add_argument("--examples", type=int, default=3)
+    parser.add_argument("--examples", type=int, default=3, help="examples kept per kind of problem")
     parser.add_argument("--cache-dir")
     parser.add_argument("--checksums", help="the checksum table of the copy (default: the bundled one)")
     parser.add_argument("--no-checks", action="store_true", help="a partial copy: skip the checksum checks")
-    args = parser.parse_args(argv)
+    return run_command(parser, work, argv, name="agent_check", flag_hints=True)
+
+
+def work(args):
+    """Print the report; exit status 1 where a dialogue does not match its source."""
     options = {"cache_dir": args.cache_dir}
     if args.checksums:
         options["checksums"] = args.checksums
