@@ -32,9 +32,8 @@ from ..api import load
 from ..cli import run_command
 from ..core.errors import UnifiedDialogueError
 from . import cards, stats
-from .layout import Layout, jsonl_path, shard_path
+from .layout import ALL, Layout, jsonl_path, shard_path
 
-ALL = "all"
 DEFAULT_MAX_SHARD_SIZE = 500 * 1000**2  # Arrow bytes per shard, as datasets' push_to_hub
 MAX_ROW_GROUP_BYTES = 100 * 1000**2
 MAX_ROW_GROUP_ROWS = 1000
