@@ -77,11 +77,8 @@ def sources_of(data):
     DATA=`` finds it), else the corpus's bench source (its test fixtures)."""
     from unified_dialogue import registry
 
-    found = {}
-    for corpus in registry.corpora().values():
-        copies = [os.path.join(data, p) for p in corpus.local_copies] if data else []
-        found[corpus.name] = next((p for p in copies if os.path.exists(p)), corpus.bench_source)
-    return found
+    return {corpus.name: (data and corpus.local_copy(data)) or corpus.bench_source
+            for corpus in registry.corpora().values()}
 
 
 # ---------------------------------------------------------------- measurements (child side)
