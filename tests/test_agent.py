@@ -215,6 +215,14 @@ def test_a_call_of_an_intent_outside_the_schemas_is_an_error_naming_dialogue_and
         agent_call_chat.table(unified)
 
 
+def test_a_schema_the_tools_cannot_take_is_an_error_naming_the_service():
+    record = minimal_record()
+    record["knowledge"]["value"]["schema"][0]["intents"][0]["required_slots"] = ["town"]
+    unified = pa.Table.from_pylist([record], schema=UNIFIED_FEATURES.arrow_schema)
+    with pytest.raises(SourceFormatError, match=r"service Restaurants_1: field 'knowledge.value.schema': .*'town'"):
+        agent_chat.table(unified)
+
+
 def test_results_without_a_call_are_an_error_naming_the_turn():
     record = minimal_record()
     record["dialog"][1]["query"] = None

@@ -260,9 +260,18 @@ class ServiceTools:
         picked = flat.take(pa.array(list(first.values()), pa.int64())).to_pylist() if first else []
         for name, schema in zip(first, picked):
             self.schemas[name] = schema
-            made = service_tools(schema)
+            try:
+                made = service_tools(schema)
+            except ValueError as error:
+                raise SourceFormatError("(unified records)", f"service {name}", "knowledge.value.schema",
+                                        str(error)) from None
             self.span[name] = (len(tools), len(made))
             tools.extend(made)
+        try:
+            tool_table(picked)
+        except ValueError as error:
+            raise SourceFormatError("(unified records)", "the batch's services", "knowledge.value.schema",
+                                    str(error)) from None
         functions = [tool["function"] for tool in tools]
         function = function_array(TOOL_TYPE.field("function").type, name=[f["name"] for f in functions],
                                   description=[f["description"] for f in functions],
@@ -284,7 +293,6 @@ class Conversations:
     service call's turn (``call_turns``) and message (``call_messages``)."""
 
     def __init__(self, unified, instruction=None):
-        self.unified = unified
         self.turns = turns = Turns(unified)
         self.tools = ServiceTools(unified)
         self.dialogue_ids = unified.column("dialogue_id").to_pylist()
