@@ -268,6 +268,7 @@ TOOLS_TEMPLATE = (
 @pytest.fixture(scope="module")
 def tokenizer():
     pytest.importorskip("transformers")
+    pytest.importorskip("jinja2")  # transformers renders chat templates with it
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
