@@ -186,7 +186,7 @@ def test_a_user_instruction_replaces_the_default():
     (row,) = agent_chat.table(unified, instruction="Be brief.").to_pylist()
     assert row["messages"][0] == {"role": "system", "content": "Be brief.", "tool_calls": None, "name": None}
     (default,) = agent_chat.table(unified).to_pylist()
-    assert default["messages"][0]["content"] == json.load(open(agent.TEMPLATES))["agent"]
+    assert default["messages"][0]["content"] == json.load(open(agent.TEMPLATES))["agent"]["default"]
 
 
 def minimal_record(method="FindRestaurants"):
@@ -227,7 +227,8 @@ def test_results_without_a_call_are_an_error_naming_the_turn():
     record = minimal_record()
     record["dialog"][1]["query"] = None
     unified = pa.Table.from_pylist([record], schema=UNIFIED_FEATURES.arrow_schema)
-    with pytest.raises(SourceFormatError, match=r"field 'dialog\[1\]\.querying_result': the turn has results but no call"):
+    with pytest.raises(SourceFormatError,
+                       match=r"field 'dialog\[1\]\.querying_result': the turn has results but no call"):
         agent_chat.table(unified)
 
 

@@ -9,15 +9,15 @@ required slots, then its optional ones with their defaults, each a string with t
 description, a categorical slot's possible values as ``enum``; ``required``; no other
 property (``additionalProperties`` false).
 
-Messages: a ``system`` message with the instruction (``templates.json``, key ``agent``, or
-the user's ``instruction`` option), each user turn as ``user``, each system turn as
-``assistant``; a system turn with a service call is preceded by an ``assistant`` message
-with empty content whose ``tool_calls`` hold the call (its arguments: the call's
-parameters, in order), and a ``tool`` message (``name``: the tool) whose content is the
-results as a JSON list of objects, one per result, slots in the source's order
-(``results_text``). Every message has the four keys ``role``, ``content``, ``tool_calls``
-and ``name``: Arrow needs the same keys everywhere, so ``tool_calls`` and ``name`` are None
-where a message has none (``plain_messages`` drops them).
+Messages: a ``system`` message with the instruction (``templates.json``, ``agent``'s
+``default``, or the user's ``instruction`` option), each user turn as ``user``, each
+system turn as ``assistant``; a system turn with a service call is preceded by an
+``assistant`` message with empty content whose ``tool_calls`` hold the call (its
+arguments: the call's parameters, in order), and a ``tool`` message (``name``: the tool)
+whose content is the results as a JSON list of objects, one per result, slots in the
+source's order (``results_text``). Every message has the four keys ``role``, ``content``,
+``tool_calls`` and ``name``: Arrow needs the same keys everywhere, so ``tool_calls`` and
+``name`` are None where a message has none (``plain_messages`` drops them).
 
 Where the shape varies (a call's ``arguments``, a tool's ``parameters``) the value is a
 ``datasets.Json()`` feature on the datasets lines that have it (4.7 and later: a dict
@@ -82,7 +82,7 @@ def templates():
 
 def instruction_text(instruction=None):
     """The system message: ``instruction`` if given, else the default of ``templates.json``."""
-    return templates()["agent"] if instruction is None else instruction
+    return templates()["agent"]["default"] if instruction is None else instruction
 
 
 # ---------------------------------------------------------------- tool names

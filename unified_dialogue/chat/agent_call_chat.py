@@ -1,4 +1,4 @@
-"""One row per SGD service call: the conversation before the call with the tools as the prompt, the assistant's tool call as the completion.
+"""One row per service call: the conversation before it and the tools as prompt, the call as completion.
 
 Columns: ``id`` (``<dialogue_id>/<turn_index>``), ``dialogue_id``, ``turn_index`` (the
 system turn holding the call), ``prompt`` (the ``agent-chat`` messages before the call),

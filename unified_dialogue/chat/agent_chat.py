@@ -1,4 +1,4 @@
-"""One row per SGD dialogue as a tool-calling conversation: the messages, with each service call as a tool call and its results as a tool message, and the dialogue's service intents as tools.
+"""One row per dialogue as a tool-calling conversation: service calls as tool calls, results as tool messages.
 
 Columns: ``id`` (the dialogue id), ``dialogue_id``, ``original_id``, ``messages`` (the
 system message, then every turn; a system turn with a service call is preceded by an
