@@ -40,6 +40,9 @@ def test_the_record_declares_name_description_key_and_options():
 def test_options_given_to_load_reach_the_rows(shout):
     assert utterances(shout()) == ["hi there!", "ready?!", "go!"]
     assert utterances(shout(upper=True, repeat=2, mark="?")) == ["HI THERE??", "READY???", "GO??"]
+    streamed = shout(upper=True, streaming=True)
+    assert [row["utterance"] for row in streamed["train"]] == ["HI THERE!", "READY?!", "GO!"]
+    assert utterances(shout(cache="two", upper=True, num_proc=2)) == ["HI THERE!", "READY?!", "GO!"]
 
 
 def test_options_enter_the_cache_fingerprint_and_defaults_leave_it_alone(tmp_path):
