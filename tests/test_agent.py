@@ -395,10 +395,16 @@ def test_gold_completions_score_one_everywhere(build, variant):
 
 
 def test_the_instruction_is_an_option_given_at_load_time(build):
+    from conftest import checksums, fixture_dir
+    from unified_dialogue import load
+
     for config in ("agent-chat", "agent-call-chat"):
         ds = build("sgd", config, instruction="Call the tools.")["validation"]
         key = "messages" if config == "agent-chat" else "prompt"
         assert {row[key][0]["content"] for row in ds} == {"Call the tools."}
+        streamed = load("sgd", config, split="validation", streaming=True, instruction="Call the tools.",
+                        data_dir=str(fixture_dir("sgd")), checksums=checksums("sgd"))
+        assert list(streamed) == ds.to_list()
 
 
 def test_the_check_command_on_the_fixtures(tmp_path, capsys):
