@@ -21,15 +21,20 @@ def test_benchmark_runs_every_row_on_the_sgd_fixtures():
         "sgd unified: build, 1 process", "sgd unified: build, num_proc=2",
         "sgd original: build, 1 process", "sgd original: build, num_proc=2",
         "sgd dst: build, 1 process", "sgd nlg: build, 1 process", "sgd response: build, 1 process",
-        "sgd nlu: build, 1 process", "sgd unified: streaming", "sgd unified: reload from cache",
+        "sgd nlu: build, 1 process", "sgd agent-chat: build, 1 process", "sgd agent-call-chat: build, 1 process",
+        "sgd unified: streaming", "sgd unified: reload from cache",
     ]
     dialogues = 2 * sum(len(read_json(p)) for p in fixture_dir("sgd").glob("*/dialogues_*.json"))
     turns = 2 * sum(len(d["turns"]) for p in fixture_dir("sgd").glob("*/dialogues_*.json") for d in read_json(p))
+    calls = 2 * sum("service_call" in f for p in fixture_dir("sgd").glob("*/dialogues_*.json")
+                    for d in read_json(p) for t in d["turns"] for f in t["frames"])
     for label, line in rows.items():
         if "cannot read the files" in line:  # datasets' json loader, on some versions
             continue
-        # a view has a row per user or system turn (the fixtures alternate), nlu per turn
-        expected = {"dst": turns // 2, "nlg": turns // 2, "response": turns // 2, "nlu": turns}.get(
+        # a view has a row per user or system turn (the fixtures alternate), nlu per turn,
+        # agent-call-chat per service call, agent-chat per dialogue
+        expected = {"dst": turns // 2, "nlg": turns // 2, "response": turns // 2, "nlu": turns,
+                    "agent-call-chat": calls}.get(
             label.split()[1].rstrip(":"), dialogues)
         assert f" {expected} " in line, line
     assert "× floor" in table.splitlines()[0] and "CPU s" in table.splitlines()[0]
