@@ -64,6 +64,23 @@ def parse_size(text):
 
 # ---------------------------------------------------------------- features and records
 
+def portable(feature):
+    """Features both datasets lines read: a ``Json`` value (datasets 4.7 and later) as its
+    JSON text, a string, as the 3.x line has it (the agent configs' ``arguments`` and
+    ``parameters``); the rest as it is."""
+    if isinstance(feature, datasets.Features):
+        return datasets.Features({key: portable(value) for key, value in feature.items()})
+    if isinstance(feature, dict):
+        return {key: portable(value) for key, value in feature.items()}
+    if isinstance(feature, list):
+        return [portable(feature[0])]
+    if type(feature).__name__ in ("List", "Sequence") and getattr(feature, "length", -1) == -1:
+        return [portable(feature.feature)]
+    if type(feature).__name__ == "Json":
+        return datasets.Value("string")
+    return feature
+
+
 def legacy_features_dict(feature):
     """Features as ``datasets`` 3.x serialises them (``[...]`` for lists). 5.x writes
     ``{"_type": "List"}``, which 3.x cannot read, and reads the 3.x form as well: so the
@@ -82,6 +99,7 @@ def legacy_features_dict(feature):
 
 
 def arrow_schema(features):
+    features = portable(features)
     metadata = {"huggingface": json.dumps({"info": {"features": legacy_features_dict(dict(features))}})}
     return features.arrow_schema.with_metadata(metadata)
 
@@ -259,7 +277,8 @@ def write_config(built, folder, entry, max_shard_size, jsonl, log):
             if relpath.endswith(".parquet"):
                 download_size += os.path.getsize(os.path.join(folder, relpath))
         log(f"  {entry.published}/{split}: {ds.num_rows} records")
-    return info_entry(entry.published, built[next(iter(built))].features, split_info(built), download_size)
+    return info_entry(entry.published, portable(built[next(iter(built))].features), split_info(built),
+                      download_size)
 
 
 @dataclass
@@ -339,7 +358,7 @@ def combined_info(layout, name, config, built_infos):
                        "num_examples": sum(p["num_examples"] for p in parts)})
     corpora = [c for c in layout.corpora if config in c.config_names]
     size = sum(built_infos[(c.name, config)]["download_size"] for c in corpora)
-    return info_entry(name, corpora[0].config(config).features, splits, size)
+    return info_entry(name, portable(corpora[0].config(config).features), splits, size)
 
 
 def verify_counts(folder, infos):
