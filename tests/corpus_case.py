@@ -554,7 +554,7 @@ def spans_of(turn):
         yield "segments", segment["text"], segment["start"], segment["end"]
 
 
-ID_FIELDS = ("dialogue_id", "original_id", "dialog_id", "gem_id")
+ID_FIELDS = ("id", "dialogue_id", "original_id", "dialog_id", "gem_id")
 
 
 def original_of(row):

@@ -73,7 +73,9 @@ def with_label_names(value, feature):
     return value
 
 
-ID_FIELDS = ("dialogue_id", "dialog_id", "gem_id", "turn_index", "turn_id")
+ID_FIELDS = ("id", "dialogue_id", "dialog_id", "gem_id", "turn_index", "turn_id")
+# A row's id holds its dialogue and turn: the head line shows these where a row has one.
+HEAD_WITH_ID = ("id", "gem_id")
 CONTEXT_SHOWN = 4
 
 
@@ -89,7 +91,8 @@ def compact(value):
 
 def show_row(row):
     """The text of a task view's row: its ids, the end of its context, its other fields."""
-    lines = ["  ".join(f"{key}={row[key]}" for key in ID_FIELDS if row.get(key) is not None)]
+    head = HEAD_WITH_ID if row.get("id") is not None else ID_FIELDS
+    lines = ["  ".join(f"{key}={row[key]}" for key in head if row.get(key) is not None)]
     context = row.get("context") or []
     if len(context) > CONTEXT_SHOWN:
         lines.append(f"{'':>12}… {len(context) - CONTEXT_SHOWN} earlier turn(s)")
