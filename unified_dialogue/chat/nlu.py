@@ -1,0 +1,61 @@
+"""``nlu-chat``: the ``nlu`` rows as chat, for understanding one utterance (every turn).
+
+- ``system``: the instruction, the schemas of the services used up to and including the
+  turn (SGD), and who speaks (``Speaker: USER``);
+- ``user``: the utterance alone (nothing else of the dialogue);
+- ``completion``: what the utterance holds, as text: ``intents: FindRestaurants`` (the
+  turn's active intents, ``none`` for none; the line only where the corpus annotates
+  them), then ``spans: Restaurants_1.city=San Jose; ENTITY_NAME/MOVIE_OR_SERIES=Dune``
+  (each span as ``[service.]label[/entity type]=text``, in the view's order; ``none``
+  without spans).
+"""
+
+import sys
+
+from .. import views
+from . import build
+from .text import USER, compose, message, services_text, system_text, value
+
+NAME = "nlu"
+FEATURES = build.FEATURES
+# The columns of a nlu row its messages are made of.
+COLUMNS = ("role", "utterance", "spans", "intents")
+
+
+def span_text(span):
+    name = f"{span['domain']}.{span['label']}" if span.get("domain") else span["label"]
+    if span.get("type"):
+        name += f"/{span['type']}"
+    return f"{name}={value(span['text'])}"
+
+
+def system(row, instruction, services=""):
+    """The system message; ``services``: the text of the services' schemas (``text.services_text``)."""
+    return system_text(instruction, services, f"Speaker: {row['role']}")
+
+
+def turns(row):
+    return [message(USER, row["utterance"])]
+
+
+def target(row):
+    lines = []
+    if row.get("intents") is not None:
+        lines.append("intents: " + (", ".join(row["intents"]) or "none"))
+    lines.append("spans: " + ("; ".join(span_text(span) for span in row["spans"] or []) or "none"))
+    return "\n".join(lines)
+
+
+def messages(row, instruction=None, services=()):
+    """The chat of one ``nlu`` row: ``{"prompt": [...], "completion": [...]}``.
+    ``services``: the schemas (``schema`` rows) of the services used up to the row's turn."""
+    return compose(system(row, build.instruction(NAME, instruction), services_text(services)), turns(row), target(row))
+
+
+def table(unified, instruction=None, **view_options):
+    """The nlu-chat rows of a pa.Table of unified records: the nlu view's rows (with
+    the view's options) as chat; ``instruction``: the system message's
+    instruction (default: the ``nlu`` default of ``templates.json``)."""
+    _, view_table = views.features_and_table(NAME, **view_options)
+    return build.chat_table(unified, sys.modules[__name__], view_table, build.instruction(NAME, instruction),
+                            build.nlu_sides)
