@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import fixture_dir, read_json
+from conftest import fixture_dir
 from unified_dialogue import load, registry
+from unified_dialogue.testing import read_json
 from unified_dialogue.tools import bench
 
 ROOT = Path(__file__).parent.parent

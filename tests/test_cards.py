@@ -10,8 +10,9 @@ import pytest
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from conftest import checksums, fixture_dir, read_json
+from conftest import checksums, fixture_dir
 from unified_dialogue import registry
+from unified_dialogue.testing import read_json
 from unified_dialogue.tools import cards, stats
 
 CARD_DIR = Path(__file__).parent.parent / "dataset_cards"

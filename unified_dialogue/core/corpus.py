@@ -17,13 +17,15 @@ class Config:
     """One config of a corpus's loader. ``key``: the columns whose values identify a row
     (unique within a split), empty where rows have no identity of their own. ``view``: for
     a task view (``unified_dialogue.views.config``), the function from unified records to
-    its rows; the config is built from the unified one."""
+    its rows; the config is built from the unified one. ``options``: the ``core.options.
+    Option``s a user may set at load time; ``view`` is called with each one's value."""
 
     name: str
     description: str
     features: datasets.Features
     key: tuple = ("dialogue_id",)
     view: Optional[Callable] = None
+    options: tuple = ()
 
 
 @dataclass(frozen=True)

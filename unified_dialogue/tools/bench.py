@@ -57,33 +57,17 @@ class BenchInput:
         return any(len(files) > 1 for files in self.json_files.values())
 
 
-def checksum_table(folder):
-    """Write a checksum table of every file under ``folder`` (one hash per distinct file:
-    replicated inputs link the same file many times); returns its path."""
-    from unified_dialogue.core.sources import file_sha256
-
-    digests, rows = {}, ["path\tnum_bytes\tsha256"]
-    for root, _, names in sorted(os.walk(folder)):
-        for name in sorted(names):
-            path = os.path.join(root, name)
-            real = os.path.realpath(path)
-            if real not in digests:
-                digests[real] = (os.path.getsize(real), file_sha256(real))
-            rows.append(f"{os.path.relpath(path, folder)}\t{digests[real][0]}\t{digests[real][1]}")
-    table = os.path.join(os.path.dirname(folder), f"{os.path.basename(folder)}.tsv")
-    with open(table, "w", encoding="utf-8") as f:
-        f.write("\n".join(rows) + "\n")
-    return table
-
-
 def prepare_input(corpus, source, workdir, scale):
     """The corpus's input: ``source`` replicated (``corpus.replicate``) to about its
     upstream size times ``scale``, with a checksum table of its own."""
+    from unified_dialogue.core.sources import write_checksum_table
+
     data_dir = os.path.join(workdir, corpus.name)
     json_files = corpus.replicate(source, data_dir, scale)
     if not json_files:
         raise SystemExit(f"{corpus.name}: {source} holds no input in the upstream layout")
-    return BenchInput(corpus.name, data_dir, checksum_table(data_dir), json_files, corpus.config_names[:2],
+    table = write_checksum_table(data_dir, os.path.join(workdir, f"{corpus.name}.tsv"))
+    return BenchInput(corpus.name, data_dir, table, json_files, corpus.config_names[:2],
                   tuple(view.name for view in corpus.views))
 
 

@@ -9,7 +9,6 @@ same cards with the statistics and ``dataset_info`` of the build it exports.
 """
 
 import argparse
-import inspect
 import json
 import os
 import re
@@ -20,7 +19,7 @@ from importlib import resources
 import datasets
 import yaml
 
-from .. import registry
+from .. import registry, views
 from ..api import load
 from . import stats
 from .layout import Layout, shard_pattern
@@ -135,10 +134,10 @@ def configs_section(corpus, layout):
 
 
 def view_text(config):
-    """A task view's description, from its module's documentation (one text for the code
-    and the card)."""
+    """What a task view's rows hold, from its module's documentation after the line that
+    describes the config (one text for the code and the card)."""
     module = sys.modules[config.view.func.__module__ if hasattr(config.view, "func") else config.view.__module__]
-    return re.sub(r"``([^`]+)``", r"`\1`", inspect.cleandoc(module.__doc__))
+    return re.sub(r"``([^`]+)``", r"`\1`", views.details(module))
 
 
 def views_section(corpus, corpus_stats):

@@ -1,4 +1,6 @@
-"""The ``dst`` view, for dialogue state tracking: one row per turn with a dialogue state
+"""One row per user turn: the context so far, the turn's frames and the dialogue state carried forward.
+
+The ``dst`` view, for dialogue state tracking: one row per turn with a dialogue state
 (SGD: every user turn).
 
 - ``id``: the row's id, ``<dialogue_id>/<turn_index>`` (unique within a split);

@@ -1,4 +1,6 @@
-"""The ``nlg`` view, GEM's data-to-text task on SGD (GEM's ``schema_guided_dialog``), with
+"""One row per system turn in GEM's format: dialog acts, context and prompt to the target utterance.
+
+The ``nlg`` view, GEM's data-to-text task on SGD (GEM's ``schema_guided_dialog``), with
 GEM's field names and meanings: one row per turn of the responding role (SGD: every
 system turn).
 

@@ -1,4 +1,6 @@
-"""The ``nlu`` view, for understanding single utterances (intent detection, slot filling,
+"""One row per turn: the utterance, its annotated spans, acts and intents.
+
+The ``nlu`` view, for understanding single utterances (intent detection, slot filling,
 entity recognition): one row per turn.
 
 - ``id``: the row's id, ``<dialogue_id>/<turn_index>`` (unique within a split);

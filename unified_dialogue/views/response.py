@@ -1,4 +1,6 @@
-"""The ``response`` view, for response generation: one row per turn of the responding role
+"""One row per turn of the responding role: the context before it, the response and its grounding.
+
+The ``response`` view, for response generation: one row per turn of the responding role
 (SGD: system, CCPE-M: assistant, FaithDial: Wizard), with the same features for every
 corpus, so that the corpora concatenate.
 
