@@ -11,49 +11,46 @@ The responding side of each corpus is the ``assistant`` (SGD ``SYSTEM``, CCPE-M
 (``dst``, ``nlg``, ``response``, ``nlu``), each with ``messages(row, instruction)``: the
 chat of one view row, pure Python; its docstring says what each message holds. The
 instructions are data (``templates.json``, one ``default`` per view); a user gives their
-own as ``instruction``. A corpus offers ``<view>-chat`` as a config of its loader
+own as the option ``instruction``. A corpus offers ``<view>-chat`` as a config of its loader
 (``config``); ``apply`` computes it on any unified ``Dataset``.
 """
 
-import functools
-
-from ..core.corpus import Config
+from .. import views
 from ..core.errors import ConfigError
-from ..views import features_and_table
+from ..core.options import Option
 from . import dst, nlg, nlu, response
 from .build import FEATURES, instruction, templates
 
-MODULES = {"dst": dst, "nlg": nlg, "response": response, "nlu": nlu}
-DESCRIPTIONS = {
-    "dst": "The dst rows as chat: the schemas, the turns so far, and the turn's state as text to complete.",
-    "nlg": "The nlg rows as chat: the schemas, the acts to put in words and the turns before, then the system turn.",
-    "response": "The response rows as chat: the grounding and the turns before, then the response.",
-    "nlu": "The nlu rows as chat: the utterance, then its intents and spans as text.",
-}
 SUFFIX = "-chat"
+INSTRUCTION = Option("instruction", str, None,
+                     "The instruction the system message begins with (default: the view's default template, "
+                     "unified_dialogue/chat/templates.json).")
+MODULES = {"dst": dst, "nlg": nlg, "response": response, "nlu": nlu}
+# One record per chat config, as views.View: a chat config is a view whose rows are the
+# rows of the view it renders, as chat.
+CHAT_VIEWS = {name: views.View.of(module, key=("id",), options=(INSTRUCTION,), name=f"{name}{SUFFIX}")
+              for name, module in MODULES.items()}
 
 
-def module(view):
-    if view not in MODULES:
-        raise ConfigError(f"no chat rendering of view {view!r}: there is one for {', '.join(MODULES)}")
-    return MODULES[view]
+def get(view):
+    """The chat record of ``view`` (``dst`` or ``dst-chat``, ...)."""
+    name = view.removesuffix(SUFFIX)
+    if name not in CHAT_VIEWS:
+        raise ConfigError(f"no chat rendering of view {view!r}: there is one for {', '.join(CHAT_VIEWS)}")
+    return CHAT_VIEWS[name]
 
 
-def config(view, instruction=None, **view_options):
-    """The ``<view>-chat`` config of a loader, with the view's corpus options
-    (``views.config``'s) and the ``instruction`` of its system message (default: the
-    view's default template)."""
-    features_and_table(view, **view_options)  # checked now, not at the first build
-    table = functools.partial(module(view).table, instruction=instruction, **view_options)
-    return Config(f"{view}{SUFFIX}", DESCRIPTIONS[view], FEATURES, key=("id",), view=table)
+def config(view, **options):
+    """The ``<view>-chat`` config of a loader, with the view's corpus options (those of
+    ``views.config``: the responding ``role``, ...). The ``instruction`` is the user's,
+    given at load time: ``load("sgd", "dst-chat", instruction="...")``."""
+    return views.config(get(view), **options)
 
 
-def apply(view, dataset, batch_size=256, instruction=None, **view_options):
+def apply(view, dataset, batch_size=256, **options):
     """The ``<view>-chat`` rows of a unified ``datasets.Dataset`` (any data in the unified
-    features), with the options of ``config``."""
-    table = functools.partial(module(view).table, instruction=instruction, **view_options)
-    return dataset.with_format("arrow").map(table, batched=True, batch_size=batch_size, features=FEATURES,
-                                            remove_columns=dataset.column_names).with_format(None)
+    features), with the corpus options of ``config`` and, if given, an ``instruction``."""
+    return views.apply(get(view), dataset, batch_size=batch_size, **options)
 
 
-__all__ = ["FEATURES", "MODULES", "apply", "config", "instruction", "templates"]
+__all__ = ["CHAT_VIEWS", "FEATURES", "INSTRUCTION", "MODULES", "apply", "config", "get", "instruction", "templates"]

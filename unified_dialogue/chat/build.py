@@ -4,6 +4,7 @@ row by row), made faster: the system message and the completion are Python strin
 row (the parts that are text work), the turns of the conversation are taken from the
 view's context as Arrow columns (the bulk of the data, which Python would copy)."""
 
+import functools
 import json
 from importlib import resources
 
@@ -12,6 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from datasets import Features
 
+from .. import views
 from ..core.features import INT, STRING
 from ..views.turns import Turns, lengths, parents, relist, starts
 from .text import ASSISTANT, JOIN, SYSTEM, USER, services_text
@@ -37,6 +39,13 @@ def templates():
 def instruction(view, given=None):
     """The instruction of a chat config: the one ``given``, else the view's default."""
     return templates()[view]["default"] if given is None else given
+
+
+def view_table(name, **options):
+    """The function from unified tables to the rows of view ``name``, with its corpus options."""
+    view = views.get(name)
+    views.check_corpus_options(view, options)
+    return functools.partial(view.module.table, **options)
 
 
 def messages_array(roles, contents):

@@ -1,5 +1,6 @@
-"""``dst-chat``: the ``dst`` rows as chat, for dialogue state tracking (SGD: every user turn).
+"""The dst rows as chat: the schemas, the turns so far, and the turn's state as text to complete.
 
+``dst-chat``, for dialogue state tracking (SGD: one row per user turn):
 - ``system``: the instruction, then the schemas of the services the dialogue has used up to
   and including the turn (as the DSTC8 setup gives a tracker the dialogue's services;
   under an SGD-X variant, the variant's names and descriptions);
@@ -10,12 +11,11 @@
   ``chat.state.parse`` reads back into the view's ``frames``.
 """
 
-from .state import line, state_text
 import sys
 
-from .. import views
-from . import build
 from ..views.turns import lengths, starts
+from . import build
+from .state import line, state_text
 from .text import ASSISTANT, USER, VALUES_JOIN, compose, conversation, services_text, system_text, written_values
 
 NAME = "dst"
@@ -69,13 +69,12 @@ def targets(rows):
 def messages(row, instruction=None, services=()):
     """The chat of one ``dst`` row: ``{"prompt": [...], "completion": [...]}``.
     ``services``: the schemas (``schema`` rows) of the services used up to the row's turn."""
-    return compose(system(row, build.instruction(NAME, instruction), services_text(services)), turns(row), target(row))
+    system_message = system(row, build.instruction(NAME, instruction), services_text(services))
+    return compose(system_message, turns(row), target(row))
 
 
-def table(unified, instruction=None, **view_options):
-    """The dst-chat rows of a pa.Table of unified records: the dst view's rows (with
-    the view's options) as chat; ``instruction``: the system message's
-    instruction (default: the ``dst`` default of ``templates.json``)."""
-    _, view_table = views.features_and_table(NAME, **view_options)
-    return build.chat_table(unified, sys.modules[__name__], view_table, build.instruction(NAME, instruction),
-                            build.dst_sides)
+def table(unified, instruction=None):
+    """The dst-chat rows of a pa.Table of unified records: the dst view's rows as chat.
+    ``instruction``: the system message's (default: the view's in ``templates.json``)."""
+    return build.chat_table(unified, sys.modules[__name__], build.view_table(NAME),
+                            build.instruction(NAME, instruction), build.dst_sides)

@@ -1,6 +1,6 @@
-"""``nlg-chat``: the ``nlg`` rows as chat, for data-to-text generation (SGD: every system
-turn, the ``assistant``).
+"""The nlg rows as chat: the schemas, the acts to put in words and the turns before, then the system turn.
 
+``nlg-chat``, for data-to-text generation (SGD: one row per system turn, the ``assistant``):
 - ``system``: the instruction, the schemas of the services used up to and including the
   turn, then the acts to put in words, in GEM's order, one per slot:
   ``Acts: OFFER(restaurant_name=Nopa); INFORM_COUNT(count=2); REQUEST(date); GOODBYE``
@@ -12,7 +12,6 @@ turn, the ``assistant``).
 
 import sys
 
-from .. import views
 from . import build
 from .text import ASSISTANT, USER, compose, conversation, services_text, system_text, values
 
@@ -53,14 +52,14 @@ def messages(row, instruction=None, services=(), act_names=None):
     """The chat of one ``nlg`` row: ``{"prompt": [...], "completion": [...]}``.
     ``services``: the schemas (``schema`` rows) of the services used up to the row's turn;
     ``act_names``: the act names, where the row's acts are the ClassLabel's numbers."""
-    return compose(system(row, build.instruction(NAME, instruction), services_text(services), act_names), turns(row), target(row))
+    system_message = system(row, build.instruction(NAME, instruction), services_text(services), act_names)
+    return compose(system_message, turns(row), target(row))
 
 
-def table(unified, instruction=None, **view_options):
-    """The nlg-chat rows of a pa.Table of unified records: the nlg view's rows (with
-    the view's options: the responding ``role``, ``act_names``) as chat; ``instruction``: the system message's
-    instruction (default: the ``nlg`` default of ``templates.json``)."""
-    _, view_table = views.features_and_table(NAME, **view_options)
-    extra = {"act_names": view_options["act_names"]} if "act_names" in view_options else None
+def table(unified, role, act_names, dataset="schema_guided_dialog", instruction=None):
+    """The nlg-chat rows of a pa.Table of unified records: the nlg view's rows (with its
+    options: the responding ``role``, ``act_names``, GEM's ``dataset``) as chat.
+    ``instruction``: the system message's (default: the view's in ``templates.json``)."""
+    view_table = build.view_table(NAME, role=role, act_names=act_names, dataset=dataset)
     return build.chat_table(unified, sys.modules[__name__], view_table, build.instruction(NAME, instruction),
-                            build.nlg_sides, extra)
+                            build.nlg_sides, {"act_names": act_names})

@@ -1,5 +1,6 @@
-"""``nlu-chat``: the ``nlu`` rows as chat, for understanding one utterance (every turn).
+"""The nlu rows as chat: the utterance, then its intents and spans as text.
 
+``nlu-chat``, for understanding one utterance (one row per turn):
 - ``system``: the instruction, the schemas of the services used up to and including the
   turn (SGD), and who speaks (``Speaker: USER``);
 - ``user``: the utterance alone (nothing else of the dialogue);
@@ -12,7 +13,6 @@
 
 import sys
 
-from .. import views
 from . import build
 from .text import USER, compose, message, services_text, system_text, value
 
@@ -49,13 +49,12 @@ def target(row):
 def messages(row, instruction=None, services=()):
     """The chat of one ``nlu`` row: ``{"prompt": [...], "completion": [...]}``.
     ``services``: the schemas (``schema`` rows) of the services used up to the row's turn."""
-    return compose(system(row, build.instruction(NAME, instruction), services_text(services)), turns(row), target(row))
+    system_message = system(row, build.instruction(NAME, instruction), services_text(services))
+    return compose(system_message, turns(row), target(row))
 
 
-def table(unified, instruction=None, **view_options):
-    """The nlu-chat rows of a pa.Table of unified records: the nlu view's rows (with
-    the view's options) as chat; ``instruction``: the system message's
-    instruction (default: the ``nlu`` default of ``templates.json``)."""
-    _, view_table = views.features_and_table(NAME, **view_options)
-    return build.chat_table(unified, sys.modules[__name__], view_table, build.instruction(NAME, instruction),
-                            build.nlu_sides)
+def table(unified, instruction=None):
+    """The nlu-chat rows of a pa.Table of unified records: the nlu view's rows as chat.
+    ``instruction``: the system message's (default: the view's in ``templates.json``)."""
+    return build.chat_table(unified, sys.modules[__name__], build.view_table(NAME),
+                            build.instruction(NAME, instruction), build.nlu_sides)

@@ -1,6 +1,7 @@
-"""``response-chat``: the ``response`` rows as chat, for response generation (SGD: system,
-CCPE-M: assistant, FaithDial: Wizard, the responding side, as ``assistant``).
+"""The response rows as chat: the grounding and the turns before, then the response.
 
+``response-chat``, for response generation: one row per turn of the responding side, the ``assistant``
+(SGD: system, CCPE-M: assistant, FaithDial: Wizard):
 - ``system``: the instruction, then the grounding the row has: SGD, the schemas of the
   services used up to and including the turn, and the turn's service call with its results
   (``Service call: Service.Method(slot=value, …)``, then ``Results:`` one line each, or
@@ -13,7 +14,6 @@ CCPE-M: assistant, FaithDial: Wizard, the responding side, as ``assistant``).
 
 import sys
 
-from .. import views
 from . import build
 from .text import ASSISTANT, USER, compose, conversation, services_text, system_text, value
 
@@ -56,13 +56,14 @@ def target(row):
 def messages(row, instruction=None, services=()):
     """The chat of one ``response`` row: ``{"prompt": [...], "completion": [...]}``.
     ``services``: the schemas (``schema`` rows) of the services used up to the row's turn."""
-    return compose(system(row, build.instruction(NAME, instruction), services_text(services)), turns(row), target(row))
+    system_message = system(row, build.instruction(NAME, instruction), services_text(services))
+    return compose(system_message, turns(row), target(row))
 
 
-def table(unified, instruction=None, **view_options):
-    """The response-chat rows of a pa.Table of unified records: the response view's rows (with
-    the view's options: the responding ``role``, ``full_names``) as chat; ``instruction``: the system message's
-    instruction (default: the ``response`` default of ``templates.json``)."""
-    _, view_table = views.features_and_table(NAME, **view_options)
+def table(unified, role, full_names=None, instruction=None):
+    """The response-chat rows of a pa.Table of unified records: the response view's rows
+    (with its options: the responding ``role``, ``full_names`` of abbreviated acts) as chat.
+    ``instruction``: the system message's (default: the view's in ``templates.json``)."""
+    view_table = build.view_table(NAME, role=role, full_names=full_names)
     return build.chat_table(unified, sys.modules[__name__], view_table, build.instruction(NAME, instruction),
                             build.response_sides)
