@@ -270,3 +270,13 @@ def test_the_tail_of_a_json_value_is_read_leniently():
     assert text.read_value("'quoted'") == "quoted"
     assert text.split_outside_quotes('a="x;y"; b=z', ";") == ['a="x;y"', " b=z"]
     assert json.loads(text.value("a|b")) == "a|b" and text.value("plain words") == "plain words"
+
+
+def test_the_printer_shows_a_chat_row_message_by_message(build):
+    from unified_dialogue.printing import show
+
+    row = build("faithdial", "response-chat")["train"][0]
+    lines = show(row).splitlines()
+    assert lines[0] == f"id={row['id']}" and lines[1] == "[system]"
+    assert lines[-2] == "[assistant]  (completion)" and lines[-1].strip() == row["completion"][0]["content"][:95].strip() \
+        or lines[-1].endswith("…")
