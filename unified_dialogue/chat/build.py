@@ -103,31 +103,32 @@ def services_so_far(unified, dialogue_ids, turn_indices):
     turns = Turns(unified)
     frames = turns.field("frames")
     turn_services = [[] for _ in range(len(turns))]
-    for turn, service in zip(parents(frames), frames.flatten().field("service").to_pylist()):
+    for turn, service in zip(parents(frames).tolist(), frames.flatten().field("service").to_pylist()):
         turn_services[turn].append(service)
     so_far, used, last_dialogue = [], (), None
-    for turn, dialogue in enumerate(turns.dialogue.tolist()):
+    for services, dialogue in zip(turn_services, turns.dialogue.tolist()):
         if dialogue != last_dialogue:
             used, last_dialogue = (), dialogue
-        new = [s for s in dict.fromkeys(turn_services[turn]) if s not in used]
-        if new:
-            used = used + tuple(new)
+        for service in services:
+            if service not in used:
+                used = used + (service,)
         so_far.append(used)
-    row_of = {d: row for row, d in enumerate(unified.column("dialogue_id").to_pylist())}
-    dialogue_start = np.concatenate([[0], np.cumsum(np.bincount(turns.dialogue, minlength=unified.num_rows))])
-    texts = {}
-    out = []
+    first_turn = np.concatenate([[0], np.cumsum(np.bincount(turns.dialogue, minlength=unified.num_rows))]).tolist()
+    first_of = dict(zip(unified.column("dialogue_id").to_pylist(), first_turn))
+    texts, out = {}, []
     for dialogue_id, turn_index in zip(dialogue_ids, turn_indices):
-        used = so_far[dialogue_start[row_of[dialogue_id]] + turn_index]
-        if used not in texts:
-            texts[used] = services_text([by_name[s] for s in used if s in by_name])
-        out.append(texts[used])
+        used = so_far[first_of[dialogue_id] + turn_index]
+        text = texts.get(used)
+        if text is None:
+            text = texts[used] = services_text([by_name[s] for s in used if s in by_name])
+        out.append(text)
     return out
 
 
 def chat_table(unified, module, view_table, instruction, sides, extra=None):
     """The chat rows of a pa.Table of unified records. ``module``: the chat module (its
-    ``system``, ``target`` and ``COLUMNS``); ``view_table``: the view's function;
+    ``system``, ``target`` and ``COLUMNS``; or ``systems`` and ``targets`` of all rows at
+    once, where it has them); ``view_table``: the view's function;
     ``sides(rows)``: ``(sizes, utterances, assistant)`` of each row's turns (see
     ``turn_messages``); ``extra``: keyword arguments of ``module.system``."""
     rows = view_table(unified)
@@ -140,11 +141,14 @@ def chat_table(unified, module, view_table, instruction, sides, extra=None):
         dialogue_ids = pc.replace_substring_regex(ids, r"/[0-9]+$", "")
         turn_indices = rows.column("turn_id").combine_chunks()
     services = services_so_far(unified, dialogue_ids.to_pylist(), turn_indices.to_pylist())
-    # Each module's system and target per row, from the columns it needs; a module may
-    # give every row's target from Arrow columns instead (``targets``).
-    columns = getattr(module, "TABLE_COLUMNS", module.COLUMNS)
-    plain = rows.select([c for c in columns if c != "context"]).to_pylist() if columns else [{}] * n
-    systems = [module.system(row, instruction, part, **(extra or {})) for row, part in zip(plain, services)]
+    # Each module's system and target per row, from the columns it needs; or of every
+    # row at once, from the Arrow columns (``systems``, ``targets``), where it has them.
+    columns = [c for c in getattr(module, "TABLE_COLUMNS", module.COLUMNS) if c != "context"]
+    plain = rows.select(columns).to_pylist() if columns else None
+    if hasattr(module, "systems"):
+        systems = module.systems(rows, instruction, services)
+    else:
+        systems = [module.system(row, instruction, part, **(extra or {})) for row, part in zip(plain, services)]
     targets = module.targets(rows) if hasattr(module, "targets") else [module.target(row) for row in plain]
     system = messages_array([SYSTEM] * n, systems)
     completion = messages_array([ASSISTANT] * n, targets)

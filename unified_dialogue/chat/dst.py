@@ -36,6 +36,16 @@ def system(row, instruction, services=""):
     return system_text(instruction, services)
 
 
+def systems(rows, instruction, services):
+    """``system`` of every row of a pa.Table of dst rows (``services``: each row's services
+    text): the same for every row with the same services, so made once for each."""
+    made = {}
+    for part in services:
+        if part not in made:
+            made[part] = system(None, instruction, part)
+    return [made[part] for part in services]
+
+
 def turns(row):
     user = user_role(row)
     return conversation([(USER if t["role"] == user else ASSISTANT, t["utterance"]) for t in row["context"]])
@@ -54,7 +64,7 @@ def targets(rows):
     requested, slot_values = state.field("requested_slots"), state.field("slot_values")
     entries = slot_values.flatten()
     spoken = entries.field("values")
-    written = written_values(spoken.flatten())
+    written = written_values(spoken.flatten()).to_pylist()
     pairs = [(slot, VALUES_JOIN.join(written[v:v + n])) for slot, v, n in
              zip(entries.field("slot").to_pylist(), starts(spoken).tolist(), lengths(spoken).tolist())]
     names = requested.flatten().to_pylist()

@@ -20,6 +20,8 @@ NAME = "nlu"
 FEATURES = build.FEATURES
 # The columns of a nlu row its messages are made of.
 COLUMNS = ("role", "utterance", "spans", "intents")
+# Those the table path converts to Python (``systems`` reads the roles itself).
+TABLE_COLUMNS = ("spans", "intents")
 
 
 def span_text(span):
@@ -32,6 +34,17 @@ def span_text(span):
 def system(row, instruction, services=""):
     """The system message; ``services``: the text of the services' schemas (``text.services_text``)."""
     return system_text(instruction, services, f"Speaker: {row['role']}")
+
+
+def systems(rows, instruction, services):
+    """``system`` of every row of a pa.Table of nlu rows (``services``: each row's services
+    text), made once for each pair of services and speaker."""
+    made, out = {}, []
+    for role, part in zip(rows.column("role").to_pylist(), services):
+        if (part, role) not in made:
+            made[part, role] = system({"role": role}, instruction, part)
+        out.append(made[part, role])
+    return out
 
 
 def turns(row):

@@ -50,11 +50,16 @@ def values(texts):
 
 
 def written_values(array):
-    """``value`` of every string of a pa.Array (a list), quoting found by Arrow."""
+    """``value`` of every string of a pa.Array, as a pa.Array: found and quoted by Arrow,
+    only the few that need quotes converted in Python."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    quote = pc.match_substring_regex(array, NEEDS_QUOTES).to_pylist()
-    return [json.dumps(t, ensure_ascii=False) if q else t for t, q in zip(array.to_pylist(), quote)]
+    quote = pc.fill_null(pc.match_substring_regex(array, NEEDS_QUOTES), False)
+    if not pc.any(quote).as_py():
+        return array
+    quoted = [json.dumps(t, ensure_ascii=False) for t in array.filter(quote).to_pylist()]
+    return pc.replace_with_mask(array, quote, pa.array(quoted, pa.string()))
 
 
 def read_value(text):
