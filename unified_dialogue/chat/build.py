@@ -70,21 +70,26 @@ def turn_messages(sizes, utterances, assistant):
     return relist(sizes, pa.StructArray.from_arrays([roles, utterances], fields=list(MESSAGE_TYPE)))
 
 
-def joined(first, middle, last):
-    """Lists of ``[first[i], *middle[i], last[i]]`` (``last`` None: without it); ``first``
-    and ``last`` StructArrays of messages, ``middle`` a list array of them."""
-    n, size = len(first), lengths(middle)
-    tail = 0 if last is None else 1
-    values = pa.concat_arrays([first, middle.flatten()] + ([last] if last is not None else []))
-    out_sizes = size + 1 + tail
-    offsets = np.concatenate([[0], np.cumsum(out_sizes)[:-1]])
-    index = np.empty(int(out_sizes.sum()), dtype=np.int64)
-    index[offsets] = np.arange(n)
-    within = np.arange(int(size.sum())) - np.repeat(starts(middle), size)
-    index[np.repeat(offsets, size) + 1 + within] = n + np.arange(int(size.sum()))
-    if tail:
-        index[offsets + out_sizes - 1] = n + int(size.sum()) + np.arange(n)
-    return relist(out_sizes, values.take(pa.array(index)))
+def prompts_and_messages(system, turns, completion):
+    """Each row's prompt, ``[system[i], *turns[i]]``, and its messages, the prompt then
+    ``completion[i]`` (list arrays); ``system`` and ``completion`` StructArrays of
+    messages, ``turns`` a list array of them. One array of every message, taken twice."""
+    n, size = len(system), lengths(turns)
+    total = int(size.sum())
+    values = pa.concat_arrays([system, turns.flatten(), completion])
+    turn_at = n + np.arange(total)  # where each turn is in ``values``
+    within = np.arange(total) - np.repeat(starts(turns), size)
+    out = []
+    for tail in (0, 1):
+        sizes = size + 1 + tail
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        index = np.empty(int(sizes.sum()), dtype=np.int64)
+        index[offsets] = np.arange(n)
+        index[np.repeat(offsets, size) + 1 + within] = turn_at
+        if tail:
+            index[offsets + sizes - 1] = n + total + np.arange(n)
+        out.append(relist(sizes, values.take(pa.array(index))))
+    return out
 
 
 def services_so_far(unified, dialogue_ids, turn_indices):
@@ -152,14 +157,14 @@ def chat_table(unified, module, view_table, instruction, sides, extra=None):
     targets = module.targets(rows) if hasattr(module, "targets") else [module.target(row) for row in plain]
     system = messages_array([SYSTEM] * n, systems)
     completion = messages_array([ASSISTANT] * n, targets)
-    turns = turn_messages(*sides(rows))
+    prompts, messages = prompts_and_messages(system, turn_messages(*sides(rows)), completion)
     columns = {
         "id": ids,
         "dialogue_id": dialogue_ids,
         "turn_index": pc.cast(turn_indices, pa.int32()),
-        "prompt": joined(system, turns, None),
+        "prompt": prompts,
         "completion": relist(np.ones(n, dtype=np.int64), completion),
-        "messages": joined(system, turns, completion),
+        "messages": messages,
     }
     return pa.Table.from_arrays([columns[name] for name in SCHEMA.names], schema=SCHEMA)
 

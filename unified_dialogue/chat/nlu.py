@@ -13,15 +13,19 @@
 
 import sys
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from . import build
-from .text import USER, compose, message, services_text, system_text, value
+from ..views.turns import lengths, relist
+from .text import USER, compose, message, services_text, system_text, value, written_values
 
 NAME = "nlu"
 FEATURES = build.FEATURES
 # The columns of a nlu row its messages are made of.
 COLUMNS = ("role", "utterance", "spans", "intents")
-# Those the table path converts to Python (``systems`` reads the roles itself).
-TABLE_COLUMNS = ("spans", "intents")
+# The table path reads the rows' columns itself (``systems``, ``targets``).
+TABLE_COLUMNS = ()
 
 
 def span_text(span):
@@ -57,6 +61,25 @@ def target(row):
         lines.append("intents: " + (", ".join(row["intents"]) or "none"))
     lines.append("spans: " + ("; ".join(span_text(span) for span in row["spans"] or []) or "none"))
     return "\n".join(lines)
+
+
+def targets(rows):
+    """``target`` of every row of a pa.Table of nlu rows, joined by Arrow."""
+    spans, intents = rows.column("spans").combine_chunks(), rows.column("intents").combine_chunks()
+    flat = spans.flatten()
+    name = pc.coalesce(pc.binary_join_element_wise(flat.field("domain"), flat.field("label"), "."), flat.field("label"))
+    name = pc.coalesce(pc.binary_join_element_wise(name, flat.field("type"), "/"), name)
+    items = pc.binary_join_element_wise(name, written_values(flat.field("text")), "=")
+    spans_line = pc.binary_join_element_wise(
+        "spans: ", listed(relist(lengths(spans), items), lengths(spans), "; "), "")
+    intents_line = pc.binary_join_element_wise("intents: ", listed(intents, lengths(intents), ", "), "\n", "")
+    with_intents = pc.binary_join_element_wise(intents_line, spans_line, "")
+    return pc.if_else(intents.is_valid(), with_intents, spans_line).to_pylist()
+
+
+def listed(lists, sizes, separator):
+    """Each list's items joined by ``separator``, ``none`` for an empty or null list."""
+    return pc.if_else(pc.equal(pa.array(sizes), 0), "none", pc.binary_join(lists, separator))
 
 
 def messages(row, instruction=None, services=()):
