@@ -1,8 +1,9 @@
 """The rows of a chat config, built from a batch of unified records: the view's rows, then
 each row's messages. The same messages as each chat module's ``messages`` (tests check it
-row by row), made faster: the system message and the completion are Python strings per
-row (the parts that are text work), the turns of the conversation are taken from the
-view's context as Arrow columns (the bulk of the data, which Python would copy)."""
+row by row), made faster: the turns of the conversation are taken from the view's context
+as Arrow columns (the bulk of the data, which Python would copy), and a module gives the
+system messages and completions of a whole table from its Arrow columns where it can
+(``systems``, ``targets``), else row by row in Python (``system``, ``target``)."""
 
 import functools
 import json

@@ -83,8 +83,8 @@ def flags(config):
     """The scorer flags of a config's scorer: ``{name: default}`` of its keyword-only
     arguments with a bool, int, float or str default (other than ``allow_missing``)."""
     parameters = inspect.signature(scorer(config)).parameters.values()
-    return {p.name: p.default for p in parameters
-            if p.kind is p.KEYWORD_ONLY and p.name != "allow_missing" and isinstance(p.default, (bool, int, float, str))}
+    return {p.name: p.default for p in parameters if p.kind is p.KEYWORD_ONLY and p.name != "allow_missing"
+            and isinstance(p.default, (bool, int, float, str))}
 
 
 __all__ = ["SCORERS", "ScoringError", "flags", "read_predictions", "score", "scorer"]
