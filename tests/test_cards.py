@@ -166,7 +166,7 @@ def test_faithdial_statistics_of_the_fixtures(build):
 def test_a_single_file_stands_in_for_the_corpus_file_and_is_reported_as_such(tmp_path):
     sample = tmp_path / "sample.json"
     shutil.copy(fixture_dir("ccpe") / "data.json", sample)
-    result = cards.compute_stats(CCPE, str(sample))
+    result = stats.compute_stats(CCPE, str(sample))
     assert result["splits"]["train"]["dialogues"] == len(read_json(sample))
     (entry,) = result["source"]["files"]
     assert (entry["path"], entry["read_as"], entry["check"]) == ("sample.json", "data.json", "differs")

@@ -69,7 +69,8 @@ def test_an_option_nobody_takes_or_a_wrong_value_is_named(shout, config, options
 @pytest.mark.parametrize("config, options, message", [
     ("shout", {"loud": True}, r"the shout config of tiny takes no option 'loud' \(its options: base_url, "
                               r"checksums, verify, download_timeout, upper, mark, repeat\)"),
-    ("unified", {"upper": True}, r"the unified config of tiny takes no option 'upper' \(its options: none\)"),
+    ("unified", {"upper": True}, r"the unified config of tiny takes no option 'upper' \(its options: base_url, "
+                                 r"checksums, verify, download_timeout\)"),
 ])
 def test_the_builder_itself_names_them_as_load_dataset_calls_it(tmp_path, config, options, message):
     with pytest.raises(ConfigError, match=message):

@@ -25,9 +25,9 @@ item without ``=`` (left out).
 import re
 from dataclasses import dataclass, field
 
+from ..core.features import NO_INTENT
 from .text import read_value, split_outside_quotes, values
 
-NO_INTENT = "NONE"
 INTENT, REQUESTED = "intent", "requested"
 _HEADER = re.compile(r"\s*([A-Za-z0-9_.\-]+)\s*:\s*(.*)", re.DOTALL)
 

@@ -178,6 +178,7 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
                                   f"{', '.join(cls.CORPUS.config_names)}")
             declared = cls.config_options(config_name)
             where = f"the {config_name} config of {cls.CORPUS.name}"
+            unknown = sorted({*unknown, *(set(given) - {option.name for option in declared})})
             if unknown:
                 raise ConfigError(f"{where} takes no option {', '.join(map(repr, unknown))} (its options: "
                                   f"{', '.join(cls.corpus_options() + [o.name for o in declared])})")

@@ -13,19 +13,18 @@ import argparse
 import json
 import sys
 
-import datasets
-
 from .. import registry
-from ..core.errors import UnifiedDialogueError
+from ..cli import run_command
+from ..core.errors import ConfigError
 from ..core.options import parse_assignments
 from . import SCORERS, flags, score
 from .rows import write_metrics
 
-ERROR_STATUS = 2
+PROG = "python -m unified_dialogue.scoring"
 
 
 def parser(config=None):
-    p = argparse.ArgumentParser(prog="python -m unified_dialogue.scoring", allow_abbrev=False,
+    p = argparse.ArgumentParser(prog=PROG, allow_abbrev=False,
                                 description="Score a predictions file (JSON Lines of {\"id\", \"text\"}) against "
                                             "the rows of a config, and write the metrics as JSON.")
     p.add_argument("--corpus", required=True, help="the corpus (sgd, ccpe, faithdial, ...)")
@@ -53,9 +52,13 @@ def parser(config=None):
     return p
 
 
-def run(args, config_flags):
-    corpus = registry.get(args.corpus)
-    declared = corpus.config(args.config).options
+def run(args):
+    """Score the predictions the command line names; write or print the metrics."""
+    config_flags = flags(args.config)
+    try:
+        declared = registry.get(args.corpus).config(args.config).options
+    except (KeyError, ValueError) as error:  # an unknown corpus or config
+        raise ConfigError(error.args[0]) from None
     options = parse_assignments(args.option, declared, f"--option of {args.corpus} {args.config}")
     load_options = {key: value for key, value in (("checksums", args.checksums), ("cache_dir", args.cache_dir))
                     if value}
@@ -77,14 +80,7 @@ def main(argv=None):
     first = argparse.ArgumentParser(add_help=False)
     first.add_argument("--config")
     config = first.parse_known_args(argv)[0].config
-    try:
-        full = parser(config if config in SCORERS else None)
-        args = full.parse_args(argv)
-        datasets.disable_progress_bars()
-        return run(args, flags(args.config))
-    except (UnifiedDialogueError, KeyError, ValueError) as error:
-        message = error.args[0] if isinstance(error, KeyError) else error
-        full.exit(ERROR_STATUS, f"{full.prog}: error: {message}\n")
+    return run_command(parser(config if config in SCORERS else None), run, argv, name=PROG, flag_hints=True)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import os
 import datasets
 
 from unified_dialogue import chat, load, registry
+from unified_dialogue.cli import run_command
 from unified_dialogue.printing import compact, show
 
 
@@ -25,11 +26,14 @@ def load_sample(corpus, config):
     return load(corpus.name, config, **options)
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--corpus", action="append", help="only this corpus (repeatable)")
-    args = parser.parse_args()
-    datasets.disable_progress_bars()
+    run_command(parser, show_samples, argv, name="demo")
+
+
+def show_samples(args):
+    """Print each corpus's shortest sample dialogue, a row of each of its views and a chat row."""
     print(f"datasets {datasets.__version__}: the unified config of each corpus's bundled sample\n")
     for name, corpus in registry.corpora().items():
         if args.corpus and name not in args.corpus:

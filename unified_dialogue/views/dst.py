@@ -26,10 +26,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from datasets import Features
 
-from ..core.features import BOOL, INT, STRING
+from ..core.features import BOOL, INT, NO_INTENT, STRING
 from .turns import Turns, lengths, parents, ranges, relist, row_ids, rows_where, starts
 
-NO_INTENT = "NONE"
 FEATURES = Features({
     "id": STRING,
     "dialogue_id": STRING,
