@@ -11,6 +11,7 @@ import pytest
 
 from unified_dialogue import UNIFIED_FEATURES
 from unified_dialogue.chat import agent, agent_call_chat, agent_chat
+from unified_dialogue.chat.build import templates
 from unified_dialogue.core.errors import SourceFormatError
 from unified_dialogue.scoring.tools import (
     MalformedOutput, ScoringError, gold_text, parse_tool_calls, score_tool_calls, value_key,
@@ -186,7 +187,7 @@ def test_a_user_instruction_replaces_the_default():
     (row,) = agent_chat.table(unified, instruction="Be brief.").to_pylist()
     assert row["messages"][0] == {"role": "system", "content": "Be brief.", "tool_calls": None, "name": None}
     (default,) = agent_chat.table(unified).to_pylist()
-    assert default["messages"][0]["content"] == json.load(open(agent.TEMPLATES))["agent"]["default"]
+    assert default["messages"][0]["content"] == templates()["agent"]["default"]
 
 
 def minimal_record(method="FindRestaurants"):
@@ -420,3 +421,23 @@ def test_the_check_command_on_the_fixtures(tmp_path, capsys):
         assert split["counts"]["tool_calls"] == split["counts"]["service_calls"] == split["counts"]["call_rows"]
         assert {form: scores["joint_accuracy"] for form, scores in split["gold_round_trip"].items()} == \
             {"json": 1.0, "tool_call": 1.0, "openai": 1.0}
+
+
+def test_the_scoring_command_scores_tool_calls_of_a_variant(build, tmp_path):
+    from conftest import checksums, fixture_dir
+    from unified_dialogue.scoring.__main__ import main
+    from unified_dialogue.scoring.rows import load_json
+
+    rows = build("sgd", "agent-call-chat", variant="v5")["validation"]
+    texts = {row["id"]: gold_text(row, "tool_call") for row in rows}
+    first = rows[0]["id"]
+    texts[first] = "I would rather not."
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in texts.items()))
+    output = tmp_path / "metrics.json"
+    main(["--corpus", "sgd", "--config", "agent-call-chat", "--split", "validation", "--variant", "v5",
+          "--data-dir", str(fixture_dir("sgd")), "--checksums", checksums("sgd"), "--cache-dir", str(tmp_path / "c"),
+          "--predictions", str(predictions), "--output", str(output)])
+    metrics = load_json(output)
+    assert (metrics["malformed"], metrics["malformed_ids"]) == (1, [first])
+    assert metrics["call_accuracy"] == (rows.num_rows - 1) / rows.num_rows

@@ -21,7 +21,9 @@ def test_benchmark_runs_every_row_on_the_sgd_fixtures():
         "sgd unified: build, 1 process", "sgd unified: build, num_proc=2",
         "sgd original: build, 1 process", "sgd original: build, num_proc=2",
         "sgd dst: build, 1 process", "sgd nlg: build, 1 process", "sgd response: build, 1 process",
-        "sgd nlu: build, 1 process", "sgd agent-chat: build, 1 process", "sgd agent-call-chat: build, 1 process",
+        "sgd nlu: build, 1 process", "sgd dst-chat: build, 1 process", "sgd nlg-chat: build, 1 process",
+        "sgd response-chat: build, 1 process", "sgd nlu-chat: build, 1 process",
+        "sgd agent-chat: build, 1 process", "sgd agent-call-chat: build, 1 process",
         "sgd unified: streaming", "sgd unified: reload from cache",
     ]
     dialogues = 2 * sum(len(read_json(p)) for p in fixture_dir("sgd").glob("*/dialogues_*.json"))
@@ -34,8 +36,7 @@ def test_benchmark_runs_every_row_on_the_sgd_fixtures():
         # a view has a row per user or system turn (the fixtures alternate), nlu per turn,
         # agent-call-chat per service call, agent-chat per dialogue
         expected = {"dst": turns // 2, "nlg": turns // 2, "response": turns // 2, "nlu": turns,
-                    "agent-call-chat": calls}.get(
-            label.split()[1].rstrip(":"), dialogues)
+                    "agent-call": calls}.get(label.split()[1].rstrip(":").removesuffix("-chat"), dialogues)
         assert f" {expected} " in line, line
     assert "× floor" in table.splitlines()[0] and "CPU s" in table.splitlines()[0]
     for label, line in rows.items():
@@ -43,6 +44,7 @@ def test_benchmark_runs_every_row_on_the_sgd_fixtures():
             assert float(line[50:59]) > 0, line  # the CPU column
     assert "speed-up over 1 process" in rows["sgd unified: build, num_proc=2"]
     assert "× the unified build" in rows["sgd dst: build, 1 process"]
+    assert "× the view's build" in rows["sgd dst-chat: build, 1 process"]
     assert "speed-up over 1 process" in rows["sgd: floor, 2 processes"]
     assert "first record after" in rows["sgd unified: streaming"]
     assert "memory-mapped" in rows["sgd unified: reload from cache"]

@@ -80,8 +80,9 @@ def test_card_configs_match_the_loader(corpus):
 
 def test_combined_card_configs():
     configs = MetadataConfigs.from_dataset_card_data(DatasetCard.load(CARD_DIR / "all.md").data)
-    # unified, then the views two corpora or more offer (CCPE-M, FaithDial and SGD: response; CCPE-M, SGD: nlu)
-    expected = ["unified", "response", "nlu"]
+    # unified, then the views two corpora or more offer (CCPE-M, FaithDial and SGD: response; CCPE-M, SGD: nlu),
+    # and their chat configs
+    expected = ["unified", "response", "nlu", "response-chat", "nlu-chat"]
     for corpus in AVAILABLE:
         for variant in (None, *corpus.variants):
             names = [corpus.name if c == corpus.default_config else f"{corpus.name}_{c}" for c in corpus.config_names]

@@ -26,10 +26,8 @@ once read) and a JSON string on the others (3.6); the text is the same on both l
 dicts on both lines, as ``apply_chat_template`` takes them.
 """
 
-import functools
 import hashlib
 import json
-import os
 import re
 
 import datasets
@@ -43,8 +41,8 @@ from ..core.errors import SourceFormatError
 from ..core.features import INT, STRING
 from ..core.options import Option
 from ..views.turns import Turns, lengths, ranges, relist
+from .build import instruction
 
-TEMPLATES = os.path.join(os.path.dirname(__file__), "templates.json")
 HAS_JSON = hasattr(datasets, "Json")
 # The leaves whose shape varies from one row to the next.
 JSON = datasets.Json() if HAS_JSON else STRING
@@ -74,15 +72,9 @@ TOOL_TYPE = DIALOGUE_FEATURES.arrow_schema.field("tools").type.value_type
 # The speakers of SGD and their chat roles.
 ROLES = {"USER": "user", "SYSTEM": "assistant"}
 
-@functools.lru_cache(maxsize=None)
-def templates():
-    with open(TEMPLATES, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def instruction_text(instruction=None):
-    """The system message: ``instruction`` if given, else the default of ``templates.json``."""
-    return templates()["agent"]["default"] if instruction is None else instruction
+def instruction_text(given=None):
+    """The system message: the ``given`` instruction, else the default of ``templates.json``."""
+    return instruction("agent", given)
 
 
 # ---------------------------------------------------------------- tool names

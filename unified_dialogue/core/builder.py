@@ -70,11 +70,11 @@ class CorpusConfig(datasets.BuilderConfig):
 
 
 def code_hash(*folders):
-    """A hash of the code and checksum tables in ``folders``."""
+    """A hash of the code, checksum tables and data files (chat templates) in ``folders``."""
     digest = hashlib.sha256()
     for root in folders:
         for folder, _, names in sorted(os.walk(root)):
-            for name in sorted(n for n in names if n.endswith((".py", ".tsv"))):
+            for name in sorted(n for n in names if n.endswith((".py", ".tsv", ".json"))):
                 with open(os.path.join(folder, name), "rb") as f:
                     digest.update(name.encode() + f.read())
     return digest.hexdigest()

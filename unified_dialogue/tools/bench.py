@@ -280,6 +280,10 @@ def format_table(rows):
             unified = one_process.get((corpus, "unified"))
             if not row.spec.get("num_proc") and row.spec.get("config") not in (None, "unified", "original") and unified:
                 notes.append(f"{seconds / unified[0]:.2f}× the unified build")
+            config = row.spec.get("config") or ""
+            view = one_process.get((corpus, config.removesuffix("-chat")))
+            if not row.spec.get("num_proc") and config.endswith("-chat") and view:
+                notes.append(f"{seconds / view[0]:.2f}× the view's build")
             if not row.spec.get("num_proc"):
                 one_process[key] = seconds, cpu
             elif key in one_process:
