@@ -94,10 +94,10 @@ class TestSgd(CorpusTestCase):
 
     def source_rows(self, view, split):
         dialogues = [d for file in source_files(split) for d in read_json(file)]
-        if view == "agent-chat":
+        if view == "agent":  # agent-chat, a row per dialogue
             return len(dialogues)
         turns = [t for d in dialogues for t in d["turns"]]
-        if view == "agent-call-chat":
+        if view == "agent-call":  # agent-call-chat, a row per service call
             return sum("service_call" in f for t in turns for f in t["frames"])
         speaker = {"dst": "USER", "nlg": "SYSTEM", "response": "SYSTEM"}.get(view)
         return sum(speaker is None or t["speaker"] == speaker for t in turns)
