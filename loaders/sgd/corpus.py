@@ -90,6 +90,7 @@ CORPUS = Corpus(
         views.config("nlg", role="SYSTEM", act_names=ACTS),
         views.config("response", role="SYSTEM"),
         views.config("nlu"),
+        views.config("d3st"),
     ),
     splits=tuple(SPLIT_DIRS),
     variants=VARIANTS,
