@@ -255,6 +255,11 @@ def test_a_values_own_separator_is_written_apart_from_the_separator_of_values():
 def test_a_longer_delimiter_leaves_intent_ids_whole():
     assert targets(delimiter=":=")[0] == "[states] 0:=ginza|tokyo 1:=1a [intents] i0 [req_slots]"
     assert targets(delimiter=":=", upstream_compat=True)[0].endswith("[intents] i0: [req_slots]")
+    rows = rows_of(small_table(), **{**d3st.DEFAULTS, "delimiter": ":="})
+    assert_all_one(score_d3st({r["id"]: r["target"] for r in rows}, rows))
+    legend = Legend.from_row(rows[0]["legend"])
+    for text in ("[states] 0:=x [intents] i0 [req_slots]", "[states] 0:=x [intents] i0: [req_slots]"):
+        assert parse(text, legend)[0][0]["state"]["active_intent"] == "Find"
 
 
 def test_multiple_choice_letters_numbers_and_case():

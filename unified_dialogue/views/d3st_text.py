@@ -18,6 +18,7 @@ row, so that a parser reads the ids the row was made with, whatever order they w
 problems); a bad legend is an error naming what is wrong.
 """
 
+import functools
 import random
 import re
 import string
@@ -296,7 +297,7 @@ def _slot_value(slot, text, problems):
     """The values of one ``id=text`` entry, letters read back to options."""
     text = text.strip()
     if slot.lettered:
-        match = re.fullmatch(r"(\d*)\s*([a-zA-Z])\)?", text)
+        match = _LETTER.fullmatch(text)
         if match and (match.group(1) in ("", str(slot.id))):
             index = LETTERS.find(match.group(2).lower())
             if index < len(slot.values):
@@ -311,6 +312,17 @@ def _slot_value(slot, text, problems):
     return [_spelling(slot, v, problems) for v in values]
 
 
+@functools.lru_cache(maxsize=16)
+def _patterns(delimiter):
+    """An entry of ``[states]``: an id followed by the delimiter, at a word start; an intent id
+    (the delimiter may follow it, as the generator wrote it)."""
+    return (re.compile(r"(?<!\S)(\d+)\s*" + re.escape(delimiter) + r"\s*"),
+            re.compile(r"i(\d+)(?:" + re.escape(delimiter) + "|" + re.escape(delimiter[:-1]) + ")?", re.IGNORECASE))
+
+
+_LETTER = re.compile(r"(\d*)\s*([a-zA-Z])\)?")
+
+
 def parse(text, legend):
     """The frame a D3ST target text gives, in the shape of the ``dst`` view's ``frames``
     (one frame, of the legend's service, without spans), and the problems met reading it.
@@ -323,8 +335,7 @@ def parse(text, legend):
     sections, problems = _sections(text)
     slots = {slot.id: slot for slot in legend.slots}
     intents = {intent.id: intent for intent in legend.intents}
-    # An entry starts at an id of the legend followed by the delimiter, at a word start.
-    entry = re.compile(r"(?<!\S)(\d+)\s*" + re.escape(legend.delimiter) + r"\s*")
+    entry, intent_id = _patterns(legend.delimiter)
     slot_values = {}
     body = sections.get("states", "")
     starts = [m for m in entry.finditer(body) if int(m.group(1)) in slots]
@@ -343,7 +354,7 @@ def parse(text, legend):
     if "intents" in sections:
         named = []
         for token in sections["intents"].split():
-            match = re.fullmatch(r"i(\d+)" + re.escape(legend.delimiter) + "?", token, re.IGNORECASE)
+            match = intent_id.fullmatch(token)
             if match and int(match.group(1)) in intents:
                 named.append(intents[int(match.group(1))].name)
             else:
