@@ -65,6 +65,17 @@ def rows_of(table, **options):
     return d3st.table(table, **options).to_pylist()
 
 
+_ROWS = {}
+
+
+def fixture_rows(unified, corpus, split, **options):
+    """The rows of a fixture split, made once per module for each set of options."""
+    key = (corpus, split, tuple(sorted(options.items())))
+    if key not in _ROWS:
+        _ROWS[key] = rows_of(unified[corpus][split], **options)
+    return _ROWS[key]
+
+
 def two_frame_turns(rows):
     return {(r["dialogue_id"], r["turn_index"]) for r in rows if r["frame_index"] > 0}
 
@@ -75,7 +86,7 @@ def two_frame_turns(rows):
 @pytest.mark.parametrize("combo", COMBOS, ids=lambda c: combo_name(*c) if isinstance(c, tuple) else c)
 def test_with_upstream_compat_every_line_is_the_generators(unified, corpus, combo):
     for split, folder in SPLITS.items():
-        rows = rows_of(unified[corpus][split], **options_of(*combo, upstream_compat=True))
+        rows = fixture_rows(unified, corpus, split, **options_of(*combo, upstream_compat=True))
         expected = upstream(corpus)[combo_name(*combo), folder]
         assert list(lines(rows, combo[3], compat=True)) == expected, (corpus, split)
 
@@ -87,8 +98,8 @@ def test_by_default_lines_differ_only_where_the_generator_goes_wrong(unified, co
     both) or the generator's target keeps a value its frame's state no longer has."""
     differ = 0
     for split, folder in SPLITS.items():
-        rows = rows_of(unified[corpus][split], **options_of(*combo))
-        compat = rows_of(unified[corpus][split], **options_of(*combo, upstream_compat=True))
+        rows = fixture_rows(unified, corpus, split, **options_of(*combo))
+        compat = fixture_rows(unified, corpus, split, **options_of(*combo, upstream_compat=True))
         expected = upstream(corpus)[combo_name(*combo), folder]
         assert len(rows) == len(expected)
         twos = two_frame_turns(rows)
@@ -339,7 +350,7 @@ def norm_state(frame_state, categorical):
 def test_every_gold_target_parses_back_to_its_frames_state(unified, corpus):
     for combo in COMBOS:
         for split in SPLITS:
-            for row in rows_of(unified[corpus][split], **options_of(*combo)):
+            for row in fixture_rows(unified, corpus, split, **options_of(*combo)):
                 legend = Legend.from_row(row["legend"])
                 (frame,), problems = parse(row["target"], legend)
                 assert problems == []
@@ -363,7 +374,7 @@ def assert_all_one(metrics):
 @pytest.mark.parametrize("combo", [("dst_intent", "full_desc", "1a", True), ("dst", "item_name", "a", False)])
 def test_gold_targets_score_1_on_every_metric(unified, corpus, combo):
     for split in SPLITS:
-        rows = rows_of(unified[corpus][split], **options_of(*combo))
+        rows = fixture_rows(unified, corpus, split, **options_of(*combo))
         metrics = score_d3st({r["id"]: r["target"] for r in rows}, rows)
         assert_all_one(metrics)
         assert ("active_intent_accuracy" in metrics["#ALL_SERVICES"]) == (combo[0] != "dst")
