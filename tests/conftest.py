@@ -1,3 +1,6 @@
+"""What the tests share: where the fixtures are, the corpora defined under tests/ (made
+visible to the registry), and ``build``, each corpus's fixtures loaded once per session."""
+
 import os
 import sys
 from pathlib import Path

@@ -365,9 +365,10 @@ def test_every_gold_target_parses_back_to_its_frames_state(unified, corpus):
 # ---------------------------------------------------------------- scores
 
 def assert_all_one(metrics):
-    scores = {group: values for group, values in metrics.items() if group not in ("malformed", "missing")}
+    scores = {group: values for group, values in metrics.items() if isinstance(values, dict)
+              and group != "malformed_problems"}
     assert scores and all(v == 1.0 for values in scores.values() for v in values.values()), scores
-    assert metrics["malformed"]["count"] == 0 and metrics["missing"]["count"] == 0
+    assert metrics["malformed"] == metrics["missing"] == metrics["frames_not_predicted"] == 0
 
 
 @pytest.mark.parametrize("corpus", ["sgd", "v2"])
@@ -389,7 +390,8 @@ def test_malformed_and_missing_outputs_are_counted_with_their_ids(unified):
     with pytest.raises(ScoringError, match="no prediction"):
         score_d3st(predictions, rows)
     metrics = score_d3st(predictions, rows, allow_missing=True)
-    assert metrics["malformed"]["ids"] == [bad] and metrics["missing"]["ids"] == [gone]
+    assert metrics["malformed_ids"] == [bad] and metrics["missing_ids"] == [gone]
+    assert metrics["malformed_problems"][bad] == ["no [states]"]
     assert metrics["#ALL_SERVICES"]["joint_goal_accuracy"] < 1.0
     with pytest.raises(ScoringError, match="name no row"):
         score_d3st({**predictions, "sgd/validation/nope/0/0": "[states]"}, rows, allow_missing=True)
@@ -399,3 +401,24 @@ def test_apply_gives_the_view_of_a_dataset(build):
     dataset = build("sgd", "unified")["validation"]
     rows = views.apply("d3st", dataset, level="dst", seed=random.Random(0).randrange(9))
     assert rows[0]["legend"]["level"] == "dst" and rows.num_rows > 0
+
+
+def test_the_scoring_command_scores_d3st_outputs_with_the_rows_options(build, tmp_path):
+    from conftest import checksums, fixture_dir
+    from unified_dialogue.scoring.__main__ import main
+    from unified_dialogue.scoring.rows import load_json
+
+    rows = build("sgd", "d3st", variant="v2", level="dst", multiple_choice="a")["validation"]
+    predictions = tmp_path / "p.jsonl"
+    texts = {r["id"]: r["target"] for r in rows}
+    texts[rows[0]["id"]] = "[states] nonsense"
+    predictions.write_text("".join(f'{{"id": "{i}", "text": "{t}"}}\n' for i, t in texts.items()), encoding="utf-8")
+    output = tmp_path / "metrics.json"
+    main(["--corpus", "sgd", "--config", "d3st", "--split", "validation", "--variant", "v2",
+          "--option", "level=dst", "--option", "multiple_choice=a", "--data-dir", str(fixture_dir("sgd")),
+          "--checksums", checksums("sgd"), "--cache-dir", str(tmp_path / "cache"), "--predictions", str(predictions),
+          "--output", str(output), "--no-use-fuzzy-match"])
+    metrics = load_json(output)
+    assert metrics["malformed_ids"] == [rows[0]["id"]] and metrics["missing"] == 0
+    assert "active_intent_accuracy" not in metrics["#ALL_SERVICES"]
+    assert metrics == score_d3st(texts, rows, use_fuzzy_match=False)

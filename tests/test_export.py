@@ -70,9 +70,9 @@ def test_the_default_config_loads_without_a_name(exported, build, tmp_path):
 
 
 def test_folder_holds_the_shards_and_the_card(exported):
-    assert files_of(exported["sgd"]) == ["README.md"] + [
+    assert files_of(exported["sgd"]) == ["README.md"] + sorted(
         f"{config}/{split}-00000-of-00001.parquet"
-        for config in sorted(SGD.config_names) for split in ("test", "train", "validation")]
+        for config in SGD.config_names for split in ("test", "train", "validation"))
 
 
 def test_every_variant_of_every_config_is_exported_as_a_config(build, tmp_path):
@@ -144,12 +144,15 @@ def test_small_shard_size_splits_a_split_into_ordered_shards(build, tmp_path):
 def test_combined_export_configs_share_the_unified_features(exported, build, tmp_path):
     folder = exported["all"]
     configs = MetadataConfigs.from_dataset_card_data(DatasetCard.load(Path(folder) / "README.md").data)
-    expected = ["unified", "response", "nlu"] + [corpus.name if c == corpus.default_config else f"{corpus.name}_{c}"
+    expected = ["unified", "response", "nlu", "response-chat", "nlu-chat"] + [corpus.name if c == corpus.default_config else f"{corpus.name}_{c}"
                                                  for corpus in AVAILABLE for c in corpus.config_names]
     assert list(configs) == expected
     responses = load_folder(folder, "response", tmp_path, split="validation")
     assert responses.to_list() == [row for corpus in AVAILABLE if "validation" in corpus.splits
                                    for row in build(corpus.name, "response")["validation"].to_list()]
+    chats = load_folder(folder, "response-chat", tmp_path, split="validation")  # chat rows of every corpus
+    assert chats.to_list() == [row for corpus in AVAILABLE if "validation" in corpus.splits
+                               for row in build(corpus.name, "response-chat")["validation"].to_list()]
     parts = []
     for corpus in AVAILABLE:
         one = load_folder(folder, corpus.name, tmp_path, split="train")

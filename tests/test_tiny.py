@@ -73,7 +73,7 @@ class TestTiny(CorpusTestCase):
                                checksums={n: c for n, (_, c) in fixtures.items()})
         configs = MetadataConfigs.from_dataset_card_data(DatasetCard.load(Path(folder) / "README.md").data)
         assert list(configs) == ["unified", "response", "ccpe", "ccpe_original", "ccpe_response", "ccpe_nlu",
-                                 "tiny", "tiny_original", "tiny_response"]
+                                 "ccpe_response-chat", "ccpe_nlu-chat", "tiny", "tiny_original", "tiny_response"]
         assert [f["path"] for f in configs["unified"]["data_files"] if f["split"] == "train"] == [
             ["ccpe/train-*.parquet", "tiny/train-*.parquet"]]
         assert (Path(folder) / "cards" / "tiny.md").read_text().startswith("# A tiny corpus")

@@ -40,6 +40,9 @@ def test_the_record_declares_name_description_key_and_options():
 def test_options_given_to_load_reach_the_rows(shout):
     assert utterances(shout()) == ["hi there!", "ready?!", "go!"]
     assert utterances(shout(upper=True, repeat=2, mark="?")) == ["HI THERE??", "READY???", "GO??"]
+    streamed = shout(upper=True, streaming=True)
+    assert [row["utterance"] for row in streamed["train"]] == ["HI THERE!", "READY?!", "GO!"]
+    assert utterances(shout(cache="two", upper=True, num_proc=2)) == ["HI THERE!", "READY?!", "GO!"]
 
 
 def test_options_enter_the_cache_fingerprint_and_defaults_leave_it_alone(tmp_path):
@@ -69,7 +72,8 @@ def test_an_option_nobody_takes_or_a_wrong_value_is_named(shout, config, options
 @pytest.mark.parametrize("config, options, message", [
     ("shout", {"loud": True}, r"the shout config of tiny takes no option 'loud' \(its options: base_url, "
                               r"checksums, verify, download_timeout, upper, mark, repeat\)"),
-    ("unified", {"upper": True}, r"the unified config of tiny takes no option 'upper' \(its options: none\)"),
+    ("unified", {"upper": True}, r"the unified config of tiny takes no option 'upper' \(its options: base_url, "
+                                 r"checksums, verify, download_timeout\)"),
 ])
 def test_the_builder_itself_names_them_as_load_dataset_calls_it(tmp_path, config, options, message):
     with pytest.raises(ConfigError, match=message):

@@ -3,7 +3,7 @@
 import glob
 import os
 
-from unified_dialogue import views
+from unified_dialogue import chat, views
 from unified_dialogue.core.corpus import Config, Corpus, Measure
 from unified_dialogue.core.features import UNIFIED_FEATURES
 
@@ -91,6 +91,10 @@ CORPUS = Corpus(
         views.config("response", role="SYSTEM"),
         views.config("nlu"),
         views.config("d3st"),
+        chat.config("dst"),
+        chat.config("nlg", role="SYSTEM", act_names=ACTS),
+        chat.config("response", role="SYSTEM"),
+        chat.config("nlu"),
     ),
     splits=tuple(SPLIT_DIRS),
     variants=VARIANTS,

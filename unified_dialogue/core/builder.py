@@ -70,11 +70,11 @@ class CorpusConfig(datasets.BuilderConfig):
 
 
 def code_hash(*folders):
-    """A hash of the code and checksum tables in ``folders``."""
+    """A hash of the code, checksum tables and data files (chat templates) in ``folders``."""
     digest = hashlib.sha256()
     for root in folders:
         for folder, _, names in sorted(os.walk(root)):
-            for name in sorted(n for n in names if n.endswith((".py", ".tsv"))):
+            for name in sorted(n for n in names if n.endswith((".py", ".tsv", ".json"))):
                 with open(os.path.join(folder, name), "rb") as f:
                     digest.update(name.encode() + f.read())
     return digest.hexdigest()
@@ -178,6 +178,7 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
                                   f"{', '.join(cls.CORPUS.config_names)}")
             declared = cls.config_options(config_name)
             where = f"the {config_name} config of {cls.CORPUS.name}"
+            unknown = sorted({*unknown, *(set(given) - {option.name for option in declared})})
             if unknown:
                 raise ConfigError(f"{where} takes no option {', '.join(map(repr, unknown))} (its options: "
                                   f"{', '.join(cls.corpus_options() + [o.name for o in declared])})")

@@ -130,6 +130,10 @@ class Corpus:
         every = [*self.split_files.values(), *self.support_files.values()]
         return tuple(dict.fromkeys(p for patterns in every for p in _as_tuple(patterns)))
 
+    def local_copy(self, root):
+        """The first of ``local_copies`` that exists under the folder ``root``, or None."""
+        return next((os.path.join(root, p) for p in self.local_copies if os.path.exists(os.path.join(root, p))), None)
+
     def files_of_split(self, split, relpaths):
         """The paths among ``relpaths`` that hold ``split``'s data, sorted."""
         patterns = _as_tuple(self.split_files[split])

@@ -33,8 +33,10 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
     Returns:
         ``{group: {metric: value}}`` as ``score_dst`` returns it (without the intent and
         requested-slot metrics for rows of level ``dst``, which do not predict them), plus
-        ``"malformed"``: ``{"count", "ids", "problems"}`` for the texts that could not be
-        read whole (what could be read is scored), and ``"missing"``: ``{"count", "ids"}``.
+        ``malformed`` and ``malformed_ids`` (texts that could not be read whole: what could
+        be read is scored), ``malformed_problems`` (the problems of each), and
+        ``frames_not_predicted`` (reference frames whose service no text of the turn gives,
+        scored as empty frames), and ``missing`` and ``missing_ids``.
 
     Raises:
         ScoringError naming an unknown or missing prediction id, or a row without a usable
@@ -75,11 +77,14 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
                 malformed.append(identifier)
                 problems_of[identifier] = problems
         turns[key]["frames"].extend(frames)
+    not_predicted = 0
     for key, turn in turns.items():
         # A reference frame whose service no text of the turn predicts is scored as empty.
         predicted = {frame["service"] for frame in turn["frames"]}
-        turn["frames"].extend(_empty_frame(frame["service"]) for frame in references[key]["frames"]
-                              if frame["service"] not in predicted)
+        empty = [_empty_frame(frame["service"]) for frame in references[key]["frames"]
+                 if frame["service"] not in predicted]
+        not_predicted += len(empty)
+        turn["frames"].extend(empty)
     missing = [s for key in references for s in (f["service"] for f in references[key]["frames"])
                if s not in slots_of]
     if missing:
@@ -90,6 +95,6 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
     if levels == {"dst"}:
         metrics = {group: {m: v for m, v in values.items() if m not in INTENT_METRICS}
                    for group, values in metrics.items()}
-    metrics["malformed"] = {"count": len(malformed), "ids": malformed, "problems": problems_of}
-    metrics["missing"] = {"count": len(pairs.missing), "ids": list(pairs.missing)}
+    metrics.update(malformed=len(malformed), malformed_ids=malformed, malformed_problems=problems_of,
+                   frames_not_predicted=not_predicted, missing=len(pairs.missing), missing_ids=list(pairs.missing))
     return metrics

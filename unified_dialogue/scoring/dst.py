@@ -27,6 +27,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..cli import run_command
 from .rows import ScoringError, fail, get, load_json, strings, write_metrics
 
 ALL_SERVICES = "#ALL_SERVICES"
@@ -574,13 +575,13 @@ def main(argv=None):
         argv = absl_argv(sys.argv[1:] if argv is None else argv)
     except ValueError as error:
         p.error(str(error))
-    args = p.parse_args(argv)
-    try:
-        metrics = score_dst_files(args.dstc8_data_dir, args.prediction_dir, args.eval_set,
-                                  use_fuzzy_match=args.use_fuzzy_match,
-                                  joint_acc_across_turn=args.joint_acc_across_turn)
-    except ScoringError as error:
-        sys.exit(f"error: {error}")
+    run_command(p, score_command, argv, name="dst", quiet=False)
+
+
+def score_command(args):
+    """The command's work: score, write the metrics file, print the headline figures."""
+    metrics = score_dst_files(args.dstc8_data_dir, args.prediction_dir, args.eval_set,
+                              use_fuzzy_match=args.use_fuzzy_match, joint_acc_across_turn=args.joint_acc_across_turn)
     write_metrics(metrics, args.output_metric_file)
     overall = metrics[ALL_SERVICES]
     headline = (ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, AVERAGE_GOAL_ACCURACY, JOINT_GOAL_ACCURACY)
