@@ -164,12 +164,17 @@ def table(unified, level="dst_intent", data_format="full_desc", multiple_choice=
     options = {"level": level, "multiple_choice": multiple_choice, "lowercase": lowercase, "delimiter": delimiter}
     fixed = {}  # (split, service) -> (legend, its row index, prompt), when ids follow the schema
 
+    described = {}  # (split, service) -> the item texts, whatever their order
+
     def legend_of(dialogue, service, row_id):
         if randomize_items:
             schema = schemas.of(dialogue, service, row_id)
+            key = (schemas.splits[dialogue], service)
+            if key not in described:
+                described[key] = text.descriptions(schema, data_format, seed)
             legend = text.legend(schema, rng=random.Random(f"{seed}/{row_id}"), **options)
             legend_rows.append(legend.to_row())
-            return legend, len(legend_rows) - 1, text.prompt(legend, text.descriptions(schema, data_format, seed))
+            return legend, len(legend_rows) - 1, text.prompt(legend, described[key])
         key = (schemas.splits[dialogue], service)
         if key not in fixed:
             schema = schemas.of(dialogue, service, row_id)
