@@ -492,6 +492,19 @@ def test_command_reports_predictions_that_do_not_match(data_dir, capsys):
     assert not (data_dir / "metrics.json").exists()
 
 
+def test_command_reads_the_files_the_evaluator_reads(data_dir, capsys):
+    """Every *.json of the folder, hidden ones too (the evaluator's glob), but those whose path
+    contains the per-frame file's name anywhere."""
+    expected = run_main(data_dir)
+    write_json(data_dir / "predictions" / f"run1_{dst.PER_FRAME_FILE}", "not dialogues")
+    write_json(data_dir / "predictions" / f"{dst.PER_FRAME_FILE}.json", "not dialogues")
+    assert run_main(data_dir) == expected
+    write_json(data_dir / "predictions" / ".hidden.json", [{**PREDICTION, "dialogue_id": "9_00000"}])
+    with pytest.raises(SystemExit):
+        run_main(data_dir)
+    assert "not in the references: 9_00000" in capsys.readouterr().err
+
+
 def test_command_pairs_turns_in_order_and_keeps_a_repeated_dialogue_last(data_dir):
     truncated = {**PREDICTION, "turns": PREDICTION["turns"][:1]}  # only t0 is scored
     write_json(data_dir / "predictions" / "a.json", [truncated])

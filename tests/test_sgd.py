@@ -99,6 +99,8 @@ class TestSgd(CorpusTestCase):
         turns = [t for d in dialogues for t in d["turns"]]
         if view == "agent-call":  # agent-call-chat, a row per service call
             return sum("service_call" in f for t in turns for f in t["frames"])
+        if view == "d3st":  # a row per frame of a user turn
+            return sum(len(t["frames"]) for t in turns if t["speaker"] == "USER")
         speaker = {"dst": "USER", "nlg": "SYSTEM", "response": "SYSTEM"}.get(view)
         return sum(speaker is None or t["speaker"] == speaker for t in turns)
 

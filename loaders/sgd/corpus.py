@@ -91,6 +91,7 @@ CORPUS = Corpus(
         views.config("nlg", role="SYSTEM", act_names=ACTS),
         views.config("response", role="SYSTEM"),
         views.config("nlu"),
+        views.config("d3st"),
         chat.config("dst"),
         chat.config("nlg", role="SYSTEM", act_names=ACTS),
         chat.config("response", role="SYSTEM"),

@@ -13,13 +13,15 @@ arguments with a bool, int, float or str default are the command's scorer flags.
 Modules: ``rows``, what every scorer shares (its error, reading predictions, pairing them
 with rows by id, writing metrics); ``dst``, the DSTC8 metrics (``score_dst``, and the
 official evaluator's command line, ``python -m unified_dialogue.scoring.dst``);
-``dst_chat``, ``dst-chat`` texts read back and scored with them; ``tools``, the tool calls
-of ``agent-call-chat`` rows.
+``dst_chat``, ``dst-chat`` texts read back and scored with them; ``d3st``, D3ST texts read
+back with each row's legend and scored with them; ``tools``, the tool calls of
+``agent-call-chat`` rows.
 """
 
 import inspect
 import os
 
+from .d3st import score_d3st
 from .dst_chat import score_dst_chat
 from .rows import ScoringError, read_predictions
 from .tools import score_tool_calls
@@ -27,6 +29,7 @@ from .tools import score_tool_calls
 # Config name -> scorer.
 SCORERS = {
     "dst-chat": score_dst_chat,
+    "d3st": score_d3st,
     "agent-call-chat": score_tool_calls,
 }
 

@@ -18,7 +18,7 @@ train schema has the service). docs/scoring.md says what each metric is.
 import argparse
 import collections
 import difflib
-import glob
+import fnmatch
 import os
 import re
 import sys
@@ -49,9 +49,9 @@ JOINT_CAT_ACCURACY = "joint_cat_accuracy"
 JOINT_NONCAT_ACCURACY = "joint_noncat_accuracy"
 JOINT_METRICS = (JOINT_GOAL_ACCURACY, JOINT_CAT_ACCURACY, JOINT_NONCAT_ACCURACY)
 
-# The evaluator writes its per-frame scores into the prediction folder under this name and
-# skips the file when it reads the folder; so does this module, so that a folder it has
-# scored can be scored here.
+# The evaluator writes its per-frame scores into the prediction folder under this name, and
+# skips every file whose path contains the name anywhere (``run2_dialogues_and_metrics.json``
+# too, and every file of a folder whose path contains it); so does this module.
 PER_FRAME_FILE = "dialogues_and_metrics.json"
 
 
@@ -435,7 +435,7 @@ def read_dialogues(paths):
     place and its last content, as in the evaluator."""
     dialogues = {}
     for path in paths:
-        if os.path.basename(path) == PER_FRAME_FILE:
+        if PER_FRAME_FILE in os.fspath(path):
             continue
         data = load_json(path)
         if isinstance(data, dict):
@@ -476,6 +476,17 @@ def file_turns(references, predictions):
                        read_frames(predicted_turn, where))
 
 
+def matching(folder, pattern):
+    """The paths in ``folder`` whose names match ``pattern``, sorted, as the evaluator's
+    ``tf.io.gfile.glob`` finds them: its ``*`` also matches a leading dot, which Python's
+    glob does not."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted(os.path.join(folder, name) for name in names if fnmatch.fnmatchcase(name, pattern))
+
+
 def score_dst_files(dstc8_data_dir, prediction_dir, eval_set, *, use_fuzzy_match=True, joint_acc_across_turn=False):
     """The DSTC8 metrics of SGD-format prediction files, as the evaluator's command computes them.
 
@@ -496,8 +507,8 @@ def score_dst_files(dstc8_data_dir, prediction_dir, eval_set, *, use_fuzzy_match
         >>> write_metrics(metrics, "metrics.json")  # doctest: +SKIP
     """
     split_dir = os.path.join(dstc8_data_dir, eval_set)
-    reference_files = sorted(glob.glob(os.path.join(split_dir, "dialogues_*.json")))
-    prediction_files = sorted(glob.glob(os.path.join(prediction_dir, "*.json")))
+    reference_files = matching(split_dir, "dialogues_*.json")
+    prediction_files = matching(prediction_dir, "*.json")
     if not reference_files:
         raise ScoringError(f"{split_dir}: no dialogues_*.json")
     if not prediction_files:

@@ -19,6 +19,7 @@ arguments (``load(corpus, view, name=value)``).
 | ``nlg`` | each turn of the responding role | data-to-text generation from dialog acts (GEM's format) |
 | ``response`` | each turn of the responding role | response generation, grounded in acts, calls and knowledge |
 | ``nlu`` | each turn | intent detection, slot filling, entity recognition |
+| ``d3st`` | each frame of a user turn | schema-guided state tracking as text (D3ST; scored by ``scoring.d3st``) |
 """
 
 import functools
@@ -29,7 +30,7 @@ from types import ModuleType
 from ..core.corpus import Config
 from ..core.errors import ConfigError
 from ..core.options import resolve
-from . import dst, nlg, nlu, response
+from . import d3st, dst, nlg, nlu, response
 
 
 def summary(module):
@@ -83,6 +84,7 @@ VIEWS = {view.name: view for view in (
     View.of(nlg, key=("dialog_id", "turn_id")),
     View.of(response, key=("dialogue_id", "turn_index")),
     View.of(nlu, key=("dialogue_id", "turn_index")),
+    View.of(d3st, key=("dialogue_id", "turn_index", "frame_index"), options=d3st.OPTIONS),
 )}
 
 
