@@ -1,0 +1,1 @@
+"""The bundled corpora, one package each (loaders/<name>/), found by unified_dialogue.registry."""

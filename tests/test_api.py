@@ -50,7 +50,7 @@ def test_storage_options_reach_the_downloads_and_are_left_as_given(tmp_path):
     import copy
     from urllib.parse import urlparse
 
-    from mirror import Mirror
+    from unified_dialogue.testing import Mirror
     from unified_dialogue.registry import get
 
     mirror = Mirror(fixture_dir("sgd"), urlparse(get("sgd").base_url).path)

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import fixture_dir, read_json
+from conftest import fixture_dir
 from unified_dialogue import load, registry
+from unified_dialogue.testing import read_json
 from unified_dialogue.tools import bench
 
 ROOT = Path(__file__).parent.parent
@@ -20,16 +21,22 @@ def test_benchmark_runs_every_row_on_the_sgd_fixtures():
         "sgd unified: build, 1 process", "sgd unified: build, num_proc=2",
         "sgd original: build, 1 process", "sgd original: build, num_proc=2",
         "sgd dst: build, 1 process", "sgd nlg: build, 1 process", "sgd response: build, 1 process",
-        "sgd nlu: build, 1 process", "sgd unified: streaming", "sgd unified: reload from cache",
+        "sgd nlu: build, 1 process", "sgd dst-chat: build, 1 process", "sgd nlg-chat: build, 1 process",
+        "sgd response-chat: build, 1 process", "sgd nlu-chat: build, 1 process",
+        "sgd agent-chat: build, 1 process", "sgd agent-call-chat: build, 1 process",
+        "sgd unified: streaming", "sgd unified: reload from cache",
     ]
     dialogues = 2 * sum(len(read_json(p)) for p in fixture_dir("sgd").glob("*/dialogues_*.json"))
     turns = 2 * sum(len(d["turns"]) for p in fixture_dir("sgd").glob("*/dialogues_*.json") for d in read_json(p))
+    calls = 2 * sum("service_call" in f for p in fixture_dir("sgd").glob("*/dialogues_*.json")
+                    for d in read_json(p) for t in d["turns"] for f in t["frames"])
     for label, line in rows.items():
         if "cannot read the files" in line:  # datasets' json loader, on some versions
             continue
-        # a view has a row per user or system turn (the fixtures alternate), nlu per turn
-        expected = {"dst": turns // 2, "nlg": turns // 2, "response": turns // 2, "nlu": turns}.get(
-            label.split()[1].rstrip(":"), dialogues)
+        # a view has a row per user or system turn (the fixtures alternate), nlu per turn,
+        # agent-call-chat per service call, agent-chat per dialogue
+        expected = {"dst": turns // 2, "nlg": turns // 2, "response": turns // 2, "nlu": turns,
+                    "agent-call": calls}.get(label.split()[1].rstrip(":").removesuffix("-chat"), dialogues)
         assert f" {expected} " in line, line
     assert "× floor" in table.splitlines()[0] and "CPU s" in table.splitlines()[0]
     for label, line in rows.items():
@@ -37,6 +44,7 @@ def test_benchmark_runs_every_row_on_the_sgd_fixtures():
             assert float(line[50:59]) > 0, line  # the CPU column
     assert "speed-up over 1 process" in rows["sgd unified: build, num_proc=2"]
     assert "× the unified build" in rows["sgd dst: build, 1 process"]
+    assert "× the view's build" in rows["sgd dst-chat: build, 1 process"]
     assert "speed-up over 1 process" in rows["sgd: floor, 2 processes"]
     assert "first record after" in rows["sgd unified: streaming"]
     assert "memory-mapped" in rows["sgd unified: reload from cache"]

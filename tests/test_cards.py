@@ -10,8 +10,9 @@ import pytest
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from conftest import checksums, fixture_dir, read_json
+from conftest import checksums, fixture_dir
 from unified_dialogue import registry
+from unified_dialogue.testing import read_json
 from unified_dialogue.tools import cards, stats
 
 CARD_DIR = Path(__file__).parent.parent / "dataset_cards"
@@ -79,8 +80,9 @@ def test_card_configs_match_the_loader(corpus):
 
 def test_combined_card_configs():
     configs = MetadataConfigs.from_dataset_card_data(DatasetCard.load(CARD_DIR / "all.md").data)
-    # unified, then the views two corpora or more offer (CCPE-M, FaithDial and SGD: response; CCPE-M, SGD: nlu)
-    expected = ["unified", "response", "nlu"]
+    # unified, then the views two corpora or more offer (CCPE-M, FaithDial and SGD: response; CCPE-M, SGD: nlu),
+    # and their chat configs
+    expected = ["unified", "response", "nlu", "response-chat", "nlu-chat"]
     for corpus in AVAILABLE:
         for variant in (None, *corpus.variants):
             names = [corpus.name if c == corpus.default_config else f"{corpus.name}_{c}" for c in corpus.config_names]
@@ -164,7 +166,7 @@ def test_faithdial_statistics_of_the_fixtures(build):
 def test_a_single_file_stands_in_for_the_corpus_file_and_is_reported_as_such(tmp_path):
     sample = tmp_path / "sample.json"
     shutil.copy(fixture_dir("ccpe") / "data.json", sample)
-    result = cards.compute_stats(CCPE, str(sample))
+    result = stats.compute_stats(CCPE, str(sample))
     assert result["splits"]["train"]["dialogues"] == len(read_json(sample))
     (entry,) = result["source"]["files"]
     assert (entry["path"], entry["read_as"], entry["check"]) == ("sample.json", "data.json", "differs")

@@ -1,7 +1,6 @@
 """CCPE-M: the shared corpus test case, and what only CCPE has (segments, offsets that may
 not locate their text, one file, one split)."""
 
-import hashlib
 import json
 import logging
 from collections import Counter
@@ -10,12 +9,12 @@ from pathlib import Path
 import datasets
 import pytest
 
-from conftest import fixture_dir
-from corpus_case import CorpusTestCase, Mutation, become, cut, edit, nested, raw, remove, replace
+from conftest import EXPECTED, FIXTURES, fixture_dir
 from loaders.ccpe import mapping
 from unified_dialogue import UNIFIED_FEATURES, load
 from unified_dialogue.core.errors import ChecksumError, SourceFormatError
-from unified_dialogue.core.sources import read_checksum_table
+from unified_dialogue.core.sources import read_checksum_table, write_checksum_table
+from unified_dialogue.testing import CorpusTestCase, Mutation, become, cut, edit, nested, raw, remove, replace
 
 DATA = "data.json"
 SEGMENT = "0.utterances.1.segments.0"  # "thrillers" in CCPE-8e113
@@ -28,9 +27,10 @@ def source(name=DATA):
 
 class TestCcpe(CorpusTestCase):
     corpus = "ccpe"
+    fixtures = FIXTURES / "ccpe"
     expected_counts = {"train": {"dialogues": 4, "turns": 64}}
     expected_rows = {"original": {"train": 4}}
-    expected_record = "ccpe_unified_train_CCPE-test1.json"
+    expected_record = EXPECTED / "ccpe_unified_train_CCPE-test1.json"
     reverse = {
         "unified": lambda ds: [mapping.unified_to_source(r) for r in ds],
         "original": lambda ds: [mapping.original_to_source(r) for r in ds],
@@ -91,9 +91,7 @@ def copy_as_data_dir(tmp_path, conversations):
     folder.mkdir()
     data = conversations if isinstance(conversations, bytes) else json.dumps(conversations).encode()
     (folder / DATA).write_bytes(data)
-    table = tmp_path / "checksums.tsv"
-    table.write_text(f"path\tnum_bytes\tsha256\n{DATA}\t{len(data)}\t{hashlib.sha256(data).hexdigest()}\n")
-    return str(folder), str(table)
+    return str(folder), write_checksum_table(folder, tmp_path / "checksums.tsv")
 
 
 @pytest.mark.parametrize("config", ["unified", "original"])

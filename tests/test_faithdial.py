@@ -9,12 +9,13 @@ from collections import Counter
 import datasets
 import pytest
 
-from conftest import fixture_dir, read_json
-from corpus_case import CorpusTestCase, Mutation, become, cut, edit, nested, raw, remove, replace, write_checksums
+from conftest import EXPECTED, FIXTURES, fixture_dir
 from loaders.faithdial import mapping
 from unified_dialogue import UNIFIED_FEATURES, load
 from unified_dialogue.core.errors import SourceFormatError
 from unified_dialogue.core.sources import UNKNOWN, read_checksum_table
+from unified_dialogue.testing import (CorpusTestCase, Mutation, become, cut, edit, nested, raw, read_json, remove,
+                                     replace, write_checksums)
 
 TRAIN, VALID = "data/train.json", "data/valid.json"
 FIRST = "dialogue #0 (dialog_idx 0)"
@@ -27,6 +28,7 @@ def dump_like_the_fixtures(dialogues):
 
 class TestFaithDial(CorpusTestCase):
     corpus = "faithdial"
+    fixtures = FIXTURES / "faithdial"
     expected_counts = {
         "train": {"dialogues": 5, "turns": 23}, "validation": {"dialogues": 4, "turns": 18},
         "test": {"dialogues": 5, "turns": 19}, "validation_random": {"dialogues": 2, "turns": 8},
@@ -36,7 +38,7 @@ class TestFaithDial(CorpusTestCase):
     expected_rows = {"original": {"train": 12, "validation": 9, "test": 10, "validation_random": 4,
                                   "validation_topic": 5, "test_random": 5, "test_topic": 5}}
     # train d2: the Wizard speaks first; original responses "", edited and null; two VRM labels.
-    expected_record = "faithdial_unified_train_2.json"
+    expected_record = EXPECTED / "faithdial_unified_train_2.json"
     reverse = {
         "unified": lambda ds: [mapping.unified_to_source(r) for r in ds],
         "original": lambda ds: mapping.original_to_source(ds),
@@ -225,7 +227,7 @@ def test_history_contradiction_is_reported_by_the_original_config(tmp_path, capl
 
 
 def test_unknown_checksums_still_catch_a_broken_download_and_do_not_keep_it(tmp_path):
-    from mirror import Mirror
+    from unified_dialogue.testing import Mirror
 
     mirror = Mirror(fixture_dir("faithdial"), "faithdial")
     try:
@@ -241,7 +243,7 @@ def test_unknown_checksums_still_catch_a_broken_download_and_do_not_keep_it(tmp_
 
 
 def test_a_broken_part_of_a_union_is_the_download_discarded(tmp_path):
-    from mirror import Mirror
+    from unified_dialogue.testing import Mirror
 
     mirror = Mirror(fixture_dir("faithdial"), "faithdial")
     part = "data/valid_random_split.json"  # read while validation, its union, is checked

@@ -19,8 +19,8 @@ from unified_dialogue.tools import publish
 SGD = registry.get("sgd")
 TOKEN = "hf_test_token_that_must_never_be_shown"
 GITATTRIBUTES = b"*.parquet filter=lfs diff=lfs merge=lfs -text\n"
-EXPORT_FILES = ["README.md"] + [f"{config}/{split}-00000-of-00001.parquet"
-                                for config in sorted(SGD.config_names) for split in ("test", "train", "validation")]
+EXPORT_FILES = ["README.md"] + sorted(f"{config}/{split}-00000-of-00001.parquet"
+                                      for config in SGD.config_names for split in ("test", "train", "validation"))
 
 
 class FakeHub:

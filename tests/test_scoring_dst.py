@@ -472,20 +472,37 @@ def test_command_refuses_what_absl_would_read_otherwise(data_dir, flags):
     assert exit_info.value.code == 2
 
 
-def test_command_reports_predictions_that_do_not_match(data_dir):
+def test_command_reports_predictions_that_do_not_match(data_dir, capsys):
+    def error_line():
+        with pytest.raises(SystemExit) as exit_info:
+            run_main(data_dir)
+        assert exit_info.value.code == 2
+        return capsys.readouterr().err
+
     prediction = copy.deepcopy(PREDICTION)
     prediction["turns"][2]["utterance"] = "Something else"
     write_json(data_dir / "predictions" / "model.json", [prediction])
-    with pytest.raises(SystemExit, match="dialogue 1_00000, turn 2: the utterance differs"):
-        run_main(data_dir)
+    assert error_line() == "dst: dialogue 1_00000, turn 2: the utterance differs from the reference's\n"
     prediction = copy.deepcopy(PREDICTION)
     prediction["services"] = ["Restaurants_1"]
     write_json(data_dir / "predictions" / "model.json", [prediction])
-    with pytest.raises(SystemExit, match="dialogue 1_00000: the predicted services"):
-        run_main(data_dir)
+    assert error_line().startswith("dst: dialogue 1_00000: the predicted services")
     write_json(data_dir / "predictions" / "model.json", [{**PREDICTION, "dialogue_id": "9_00000"}])
-    with pytest.raises(SystemExit, match="not in the references: 9_00000"):
+    assert "not in the references: 9_00000" in error_line()
+    assert not (data_dir / "metrics.json").exists()
+
+
+def test_command_reads_the_files_the_evaluator_reads(data_dir, capsys):
+    """Every *.json of the folder, hidden ones too (the evaluator's glob), but those whose path
+    contains the per-frame file's name anywhere."""
+    expected = run_main(data_dir)
+    write_json(data_dir / "predictions" / f"run1_{dst.PER_FRAME_FILE}", "not dialogues")
+    write_json(data_dir / "predictions" / f"{dst.PER_FRAME_FILE}.json", "not dialogues")
+    assert run_main(data_dir) == expected
+    write_json(data_dir / "predictions" / ".hidden.json", [{**PREDICTION, "dialogue_id": "9_00000"}])
+    with pytest.raises(SystemExit):
         run_main(data_dir)
+    assert "not in the references: 9_00000" in capsys.readouterr().err
 
 
 def test_command_pairs_turns_in_order_and_keeps_a_repeated_dialogue_last(data_dir):

@@ -6,16 +6,16 @@ import shutil
 
 import pytest
 
-from conftest import checksums, fixture_dir, read_json
-from corpus_case import CorpusTestCase, Mutation, become, cut, edit, nested, raw, remove, replace
+from conftest import EXPECTED, FIXTURES, checksums, fixture_dir
 from loaders.sgd import mapping
 from loaders.sgd.corpus import SPLIT_DIRS
 from loaders.sgd.roundtrip import sgd_mismatches
-from mirror import Mirror
 from unified_dialogue import load
 from unified_dialogue.api import load_builder
 from unified_dialogue.core.errors import MissingFilesError, SourceFormatError
 from unified_dialogue.core.sources import read_checksum_table
+from unified_dialogue.testing import (CorpusTestCase, Mirror, Mutation, become, cut, edit, nested, raw, read_json,
+                                     remove, replace)
 
 TRAIN_1, TRAIN_2, SCHEMA = "train/dialogues_001.json", "train/dialogues_002.json", "train/schema.json"
 TURN = "0.turns.0"  # the first turn of 2_00089, a USER turn with one frame (Media_1)
@@ -30,11 +30,12 @@ def dump_like_upstream(dialogues):
 
 class TestSgd(CorpusTestCase):
     corpus = "sgd"
+    fixtures = FIXTURES / "sgd"
     expected_counts = {"train": {"dialogues": 5, "turns": 42}, "validation": {"dialogues": 3, "turns": 26},
                        "test": {"dialogues": 3, "turns": 24}}
     expected_rows = {"original": {"train": 5, "validation": 3, "test": 3},
                      "schema": {"train": 3, "validation": 4, "test": 4}}
-    expected_record = "sgd_unified_validation_10_00091.json"
+    expected_record = EXPECTED / "sgd_unified_validation_10_00091.json"
     reverse = {
         "unified": lambda ds: [mapping.unified_to_source(r) for r in ds],
         "original": lambda ds: [mapping.original_to_source(r) for r in ds],
@@ -92,7 +93,14 @@ class TestSgd(CorpusTestCase):
     )
 
     def source_rows(self, view, split):
-        turns = [t for file in source_files(split) for d in read_json(file) for t in d["turns"]]
+        dialogues = [d for file in source_files(split) for d in read_json(file)]
+        if view == "agent":  # agent-chat, a row per dialogue
+            return len(dialogues)
+        turns = [t for d in dialogues for t in d["turns"]]
+        if view == "agent-call":  # agent-call-chat, a row per service call
+            return sum("service_call" in f for t in turns for f in t["frames"])
+        if view == "d3st":  # a row per frame of a user turn
+            return sum(len(t["frames"]) for t in turns if t["speaker"] == "USER")
         speaker = {"dst": "USER", "nlg": "SYSTEM", "response": "SYSTEM"}.get(view)
         return sum(speaker is None or t["speaker"] == speaker for t in turns)
 

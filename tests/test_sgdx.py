@@ -14,14 +14,14 @@ from msgspec import UNSET
 
 import datasets
 
-from conftest import ONLY_DATASETS_3, checksums, fixture_dir
+from conftest import checksums, fixture_dir
 from loaders.sgd import format, mapping, sgdx
 from loaders.sgd.corpus import REPOSITORY
-from mirror import Mirror
 from unified_dialogue import load, registry
 from unified_dialogue.api import load_builder
 from unified_dialogue.core.errors import ChecksumError, ConfigError, MissingFilesError, SourceFormatError
 from unified_dialogue.core.validation import FieldError, Naming, decode_list
+from unified_dialogue.testing import ONLY_DATASETS_3, Mirror
 
 SGDX_FIXTURES = fixture_dir("sgd") / "sgd_x"
 V1 = {folder: sgdx.variant_schema_path("v1", folder) for folder in sgdx.FOLDERS}

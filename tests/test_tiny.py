@@ -9,11 +9,12 @@ import pytest
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard
 
-from conftest import TESTS, read_json
-from corpus_case import CorpusTestCase, Mutation, become, cut, edit, nested, raw, remove, replace
+from conftest import EXPECTED, FIXTURES, TESTS
 from tiny_corpora.tiny import mapping
 from unified_dialogue import load, registry
 from unified_dialogue.core.errors import UnifiedDialogueError
+from unified_dialogue.testing import (CorpusTestCase, Mutation, become, cut, edit, nested, raw, read_json, remove,
+                                     replace)
 from unified_dialogue.tools import cards, export
 from unified_dialogue.tools.layout import Layout
 
@@ -23,9 +24,10 @@ DOCS = Path(__file__).parent.parent / "docs" / "adding-a-corpus.md"
 
 class TestTiny(CorpusTestCase):
     corpus = "tiny"
+    fixtures = FIXTURES / "tiny"
     expected_counts = {"train": {"dialogues": 2, "turns": 5}, "test": {"dialogues": 1, "turns": 2}}
     expected_rows = {"original": {"train": 2, "test": 1}}
-    expected_record = "tiny_unified_train_c2.json"
+    expected_record = EXPECTED / "tiny_unified_train_c2.json"
     reverse = {
         "unified": lambda ds: [mapping.unified_to_source(r) for r in ds],
         "original": lambda ds: [mapping.original_to_source(r) for r in ds],
@@ -71,7 +73,7 @@ class TestTiny(CorpusTestCase):
                                checksums={n: c for n, (_, c) in fixtures.items()})
         configs = MetadataConfigs.from_dataset_card_data(DatasetCard.load(Path(folder) / "README.md").data)
         assert list(configs) == ["unified", "response", "ccpe", "ccpe_original", "ccpe_response", "ccpe_nlu",
-                                 "tiny", "tiny_original", "tiny_response"]
+                                 "ccpe_response-chat", "ccpe_nlu-chat", "tiny", "tiny_original", "tiny_response"]
         assert [f["path"] for f in configs["unified"]["data_files"] if f["split"] == "train"] == [
             ["ccpe/train-*.parquet", "tiny/train-*.parquet"]]
         assert (Path(folder) / "cards" / "tiny.md").read_text().startswith("# A tiny corpus")
@@ -86,6 +88,12 @@ class TestTiny(CorpusTestCase):
         folder = Path(registry.get("tiny").folder)
         named = set(re.findall(r"`tests/tiny_corpora/tiny/([\w.]+)`", DOCS.read_text()))
         assert named == {p.name for p in folder.iterdir() if p.is_file() and p.suffix in (".py", ".md", ".tsv")}
+
+    def test_the_guides_out_of_tree_test_sets_what_the_harness_documents(self):
+        example = DOCS.read_text().split("class TestMychat(CorpusTestCase):", 1)[1].split("```", 1)[0]
+        declared = set(re.findall(r"^    (\w+) = ", example, re.M))
+        assert declared and declared <= {name for name in vars(CorpusTestCase) if not name.startswith("_")}
+        assert all(f"``{name}``" in CorpusTestCase.__doc__ for name in declared)
 
 
 def test_a_view_split_without_rows_is_an_error_naming_it(tmp_path):

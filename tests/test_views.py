@@ -222,3 +222,23 @@ def test_the_dst_view_scored_against_itself_scores_1_everywhere(build):
         metrics = score_dst(predictions, rows, schemas["test"], schemas["train"])
         assert set(metrics["#ALL_SERVICES"].values()) == {1.0}
         assert "#UNSEEN_SERVICES" in metrics
+
+
+@pytest.mark.parametrize("corpus, view", [("sgd", "dst"), ("sgd", "nlg"), ("sgd", "response"), ("sgd", "nlu"),
+                                          ("ccpe", "response"), ("ccpe", "nlu"), ("faithdial", "response")])
+def test_every_view_row_has_an_id_of_its_dialogue_and_turn_first_and_unique(build, corpus, view):
+    for split, ds in build(corpus, view).items():
+        assert ds.column_names[0] == "id"
+        dialogues = ds["dialogue_id"] if "dialogue_id" in ds.column_names else None
+        turns = ds["turn_index"] if "turn_index" in ds.column_names else ds["turn_id"]
+        if dialogues is None:  # nlg: GEM's columns name the source dialogue; the id names the unified one
+            dialogues = [f"{corpus}/{split}/{d}" for d in ds["dialog_id"]]
+        assert ds["id"] == [f"{d}/{t}" for d, t in zip(dialogues, turns)], split
+        assert len(set(ds["id"])) == ds.num_rows, split
+
+
+def test_row_ids_name_the_unified_dialogue_and_the_turn():
+    rows = nlg.table(unified_table(DINNER_THEN_FILM), role="SYSTEM", act_names=ACTS).to_pylist()
+    assert [r["id"] for r in rows] == ["sgd/train/9_00001/1", "sgd/train/9_00001/3"]
+    assert [r["id"] for r in dst.table(unified_table(DINNER_THEN_FILM)).to_pylist()] == [
+        "sgd/train/9_00001/0", "sgd/train/9_00001/2", "sgd/train/9_00001/4"]

@@ -6,7 +6,6 @@ loaders and returns the same objects (Dataset, DatasetDict, IterableDataset,
 IterableDatasetDict); an argument that does not apply is refused by name.
 """
 
-import dataclasses
 import inspect
 
 from datasets.utils.info_utils import VerificationMode
@@ -23,26 +22,23 @@ REFUSED = {
     "revision": "the source is pinned by the loader (see base_url to use a mirror)",
     "save_infos": "the loaders have no infos file to write",
 }
-# BuilderConfig fields that are no options of a corpus.
-NOT_OPTIONS = {"name", "version", "data_dir", "data_files", "description"}
-
-
-def options(builder_cls):
-    """The config options a corpus's builder takes (``base_url``, ``checksums``, ...)."""
-    return [f.name for f in dataclasses.fields(builder_cls.BUILDER_CONFIG_CLASS) if f.name not in NOT_OPTIONS]
+def options(builder_cls, config_name=None):
+    """The options a corpus's builder takes (``base_url``, ``checksums``, ...), and those
+    of config ``config_name`` (default: the corpus's default config) of its own."""
+    return builder_cls.corpus_options() + [option.name for option in builder_cls.config_options(config_name)]
 
 
 def load_builder(path_or_name, name=None, data_dir=None, cache_dir=None, token=None, storage_options=None,
                  **config_kwargs):
     cls = registry.builder_class(registry.get(path_or_name))
-    unknown = sorted(set(config_kwargs) - set(options(cls)))
-    if unknown:
-        known = ", ".join(options(cls))
-        raise ConfigError(f"{cls.CORPUS.name} takes no option {', '.join(map(repr, unknown))} (its options: {known}; "
-                          f"and load_dataset's own arguments, see unified_dialogue.load)")
     if name is not None and name not in cls.CORPUS.config_names:
         raise ConfigError(f"{cls.CORPUS.name} has no config {name!r}: its configs are "
                           f"{', '.join(cls.CORPUS.config_names)}")
+    unknown = sorted(set(config_kwargs) - set(options(cls, name)) - {"view_options"})
+    if unknown:
+        known = ", ".join(options(cls, name))
+        raise ConfigError(f"{cls.CORPUS.name} takes no option {', '.join(map(repr, unknown))} (its options: {known}; "
+                          f"and load_dataset's own arguments, see unified_dialogue.load)")
     # A copy: datasets adds its own entries to the storage options it is given.
     return cls(config_name=name, data_dir=data_dir, cache_dir=cache_dir, token=token,
                storage_options=dict(storage_options or {}), **config_kwargs)
@@ -52,7 +48,9 @@ def load(path_or_name, name=None, split=None, data_dir=None, streaming=False, nu
          verification_mode=None, download_mode=None, download_config=None, keep_in_memory=None, token=None,
          storage_options=None, trust_remote_code=None, **config_kwargs):
     """Like ``datasets.load_dataset(path_or_name, name, ...)`` for the corpora of the
-    registry; ``trust_remote_code`` is accepted and has no effect (no remote code runs)."""
+    registry; ``trust_remote_code`` is accepted and has no effect (no remote code runs).
+    ``config_kwargs``: the corpus's options (``variant``, ``base_url``, ...) and those of
+    config ``name`` of its own (``Config.options``), as plain keyword arguments."""
     for argument, why in REFUSED.items():
         if argument in config_kwargs:
             raise ConfigError(f"load() does not take {argument}: {why}")

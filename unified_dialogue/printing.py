@@ -1,6 +1,7 @@
 """Readable text of a unified record (one line per turn, role and utterance, and under it
-the turn's annotations in short) or of a task view's row (its context, then its fields in
-short). ``show(item)`` returns the text."""
+the turn's annotations in short), of a task view's row (its context, then its fields in
+short) or of a chat row (its messages, each line of a long one cut). ``show(item)``
+returns the text."""
 
 WIDTH = 100
 
@@ -56,7 +57,9 @@ def show(item, features=None):
     class labels are shown by name."""
     if features is not None:
         item = with_label_names(item, features)
-    return show_record(item) if "dialog" in item else show_row(item)
+    if "dialog" in item:
+        return show_record(item)
+    return show_chat(item) if "messages" in item else show_row(item)
 
 
 def with_label_names(value, feature):
@@ -73,7 +76,9 @@ def with_label_names(value, feature):
     return value
 
 
-ID_FIELDS = ("dialogue_id", "dialog_id", "gem_id", "turn_index", "turn_id")
+ID_FIELDS = ("id", "dialogue_id", "dialog_id", "gem_id", "turn_index", "turn_id")
+# A row's id holds its dialogue and turn: the head line shows these where a row has one.
+HEAD_WITH_ID = ("id", "gem_id")
 CONTEXT_SHOWN = 4
 
 
@@ -89,7 +94,8 @@ def compact(value):
 
 def show_row(row):
     """The text of a task view's row: its ids, the end of its context, its other fields."""
-    lines = ["  ".join(f"{key}={row[key]}" for key in ID_FIELDS if row.get(key) is not None)]
+    head = HEAD_WITH_ID if row.get("id") is not None else ID_FIELDS
+    lines = ["  ".join(f"{key}={row[key]}" for key in head if row.get(key) is not None)]
     context = row.get("context") or []
     if len(context) > CONTEXT_SHOWN:
         lines.append(f"{'':>12}… {len(context) - CONTEXT_SHOWN} earlier turn(s)")
@@ -100,6 +106,24 @@ def show_row(row):
         if key in ID_FIELDS or key == "context" or value in (None, [], ""):
             continue
         lines.append(f"{key:>20}: {_cut(compact(value), WIDTH - 12)}")
+    return "\n".join(lines)
+
+
+CHAT_LINES = 14  # lines of a message shown; the rest counted
+
+
+def show_chat(row):
+    """The text of a chat row: its id, then each message, role and content (its lines cut
+    to the width, at most CHAT_LINES of each; the completion marked)."""
+    lines = [f"id={row['id']}"]
+    completion = len(row["messages"]) - len(row.get("completion") or [])
+    for position, message in enumerate(row["messages"]):
+        mark = "  (completion)" if position >= completion else ""
+        lines.append(f"[{message['role']}]{mark}")
+        content = message["content"].split("\n")
+        lines += [f"    {_cut(line, WIDTH - 4)}" for line in content[:CHAT_LINES]]
+        if len(content) > CHAT_LINES:
+            lines.append(f"    … {len(content) - CHAT_LINES} more line(s)")
     return "\n".join(lines)
 
 

@@ -3,7 +3,7 @@
 import json
 import os
 
-from unified_dialogue import views
+from unified_dialogue import chat, views
 from unified_dialogue.core.corpus import Config, Corpus, Measure
 from unified_dialogue.core.features import UNIFIED_FEATURES, locates
 
@@ -70,6 +70,8 @@ CORPUS = Corpus(
         Config("original", "Conversations as the source has them.", ORIGINAL_FEATURES, key=("conversationId",)),
         views.config("response", role="ASSISTANT"),
         views.config("nlu"),
+        chat.config("response", role="ASSISTANT"),
+        chat.config("nlu"),
     ),
     splits=(SPLIT,),
     split_files={SPLIT: FILE},

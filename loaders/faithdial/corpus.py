@@ -3,7 +3,7 @@
 import json
 import os
 
-from unified_dialogue import views
+from unified_dialogue import chat, views
 from unified_dialogue.core.corpus import Config, Corpus, Measure
 from unified_dialogue.core.features import UNIFIED_FEATURES
 
@@ -81,6 +81,7 @@ CORPUS = Corpus(
         # One row per Wizard response: rows are no dialogues of their own.
         Config("original", "One row per Wizard response, as the source has it.", ORIGINAL_FEATURES, key=()),
         views.config("response", role=WIZARD, full_names=VRM_ABBREVIATIONS),
+        chat.config("response", role=WIZARD, full_names=VRM_ABBREVIATIONS),
     ),
     splits=tuple(SPLIT_FILES),
     split_files=SPLIT_FILES,

@@ -3,7 +3,8 @@
 import glob
 import os
 
-from unified_dialogue import views
+from unified_dialogue import chat, views
+from unified_dialogue.chat import agent
 from unified_dialogue.core.corpus import Config, Corpus, Measure
 from unified_dialogue.core.features import UNIFIED_FEATURES
 
@@ -90,6 +91,12 @@ CORPUS = Corpus(
         views.config("nlg", role="SYSTEM", act_names=ACTS),
         views.config("response", role="SYSTEM"),
         views.config("nlu"),
+        views.config("d3st"),
+        chat.config("dst"),
+        chat.config("nlg", role="SYSTEM", act_names=ACTS),
+        chat.config("response", role="SYSTEM"),
+        chat.config("nlu"),
+        *agent.configs(),
     ),
     splits=tuple(SPLIT_DIRS),
     variants=VARIANTS,

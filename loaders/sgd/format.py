@@ -22,7 +22,6 @@ SYSTEM_ACTS = (
 ACTS_OF = {"USER": frozenset(USER_ACTS), "SYSTEM": frozenset(SYSTEM_ACTS)}
 # The 18 act names, sorted: also the ClassLabel order GEM uses.
 ACTS = tuple(sorted(set(USER_ACTS) | set(SYSTEM_ACTS)))
-NO_INTENT = "NONE"  # active_intent when no intent is active
 
 Act = Literal[ACTS]
 Speaker = Literal["USER", "SYSTEM"]

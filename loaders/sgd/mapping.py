@@ -12,9 +12,8 @@ from msgspec import UNSET
 
 from unified_dialogue.core import columns
 from unified_dialogue.core.errors import SourceFormatError
-from unified_dialogue.core.features import INT, SERVICE_SCHEMA, STRING, UNIFIED_FEATURES, dialogue_id
+from unified_dialogue.core.features import INT, NO_INTENT, SERVICE_SCHEMA, STRING, UNIFIED_FEATURES, dialogue_id
 
-from .format import NO_INTENT
 
 CORPUS = "sgd"
 SLOT_VALUES = [{"slot": STRING, "values": [STRING]}]

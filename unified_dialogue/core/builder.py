@@ -8,9 +8,12 @@ different files).
 """
 
 import contextlib
+import dataclasses
+import functools
 import gc
 import glob
 import hashlib
+import inspect
 import itertools
 import os
 import posixpath
@@ -26,7 +29,8 @@ from datasets.utils.info_utils import VerificationMode
 from fsspec.core import url_to_fs
 
 from .corpus import matches
-from .errors import ChecksumError, SourceFormatError, UnifiedDialogueError
+from .errors import ChecksumError, ConfigError, SourceFormatError, UnifiedDialogueError
+from .options import check_given, resolve
 from .sources import (DOWNLOAD_TIMEOUT, UNKNOWN, caller, discard_download, download, file_sha256, fingerprint, is_url,
                       local_copy_hint, local_files, partial_copy_hint, read_checksum_table, read_source,
                       verify_bytes, with_timeout)
@@ -38,6 +42,8 @@ from .validation import lone_surrogate
 BATCH_SIZE = 256
 # Left in a build's folder when it was made without the checks (see download_and_prepare).
 UNVERIFIED_MARK = "built-without-checks"
+# BuilderConfig fields that are no options of a corpus.
+NOT_OPTIONS = {"name", "version", "data_dir", "data_files", "description", "view_options"}
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -47,12 +53,15 @@ class CorpusConfig(datasets.BuilderConfig):
     mirror and its checksum table (a TSV in the bundled tables' format); ``verify`` turns
     the checks of sizes, sha256 and the list of files on or off where ``verification_mode``
     cannot (a streamed dataset; by default they are on); ``download_timeout`` bounds every
-    wait for a server, in seconds."""
+    wait for a server, in seconds. ``view_options``: the options of the config's own
+    (``Config.options``) given at load time, as ``{name: value}``; they are given as plain
+    keyword arguments (``load("sgd", "d3st", seed=3)``), which the builder gathers here."""
 
     base_url: Optional[str] = None
     checksums: Optional[str] = None
     verify: Optional[bool] = None
     download_timeout: float = DOWNLOAD_TIMEOUT
+    view_options: Optional[dict] = None
 
     def create_config_id(self, config_kwargs, *args, **kwargs):
         # How long to wait for a server does not change the data: same cache.
@@ -61,11 +70,11 @@ class CorpusConfig(datasets.BuilderConfig):
 
 
 def code_hash(*folders):
-    """A hash of the code and checksum tables in ``folders``."""
+    """A hash of the code, checksum tables and data files (chat templates) in ``folders``."""
     digest = hashlib.sha256()
     for root in folders:
         for folder, _, names in sorted(os.walk(root)):
-            for name in sorted(n for n in names if n.endswith((".py", ".tsv"))):
+            for name in sorted(n for n in names if n.endswith((".py", ".tsv", ".json"))):
                 with open(os.path.join(folder, name), "rb") as f:
                     digest.update(name.encode() + f.read())
     return digest.hexdigest()
@@ -127,6 +136,7 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
             cls.DEFAULT_CONFIG_NAME = corpus.default_config
 
     def __init__(self, *args, hash=None, **kwargs):
+        kwargs = self.gather_view_options(kwargs)
         # datasets keys its cache by the builder file and the config options. A build also
         # depends on the shared code, the corpus folder and, for a local copy, the files it
         # read: a change of any of them must not be served from an older build.
@@ -139,6 +149,49 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
         # Hints in errors name what works where the user called from (kept for streaming,
         # whose errors come when the dataset is read, after the call returned).
         self.called_by = caller()
+
+    @classmethod
+    def corpus_options(cls):
+        """The options every config of this corpus takes (``base_url``, ``checksums``, ...)."""
+        return [f.name for f in dataclasses.fields(cls.BUILDER_CONFIG_CLASS) if f.name not in NOT_OPTIONS]
+
+    @classmethod
+    def config_options(cls, config_name=None):
+        """The options a config takes of its own (``core.options.Option``s)."""
+        return cls.CORPUS.config(config_name or cls.CORPUS.default_config).options
+
+    @classmethod
+    def gather_view_options(cls, kwargs):
+        """``kwargs`` with the config's own options (given as plain keyword arguments, or
+        as ``view_options``) gathered into ``view_options``, checked, in name order; left
+        out when none is given, so that the cache of a load without them stays the same.
+        An option of another config, or of none, is a ConfigError naming the accepted ones."""
+        names = {option.name for config in cls.CORPUS.configs for option in config.options}
+        given = dict(kwargs.pop("view_options", None) or {})
+        given.update((name, kwargs.pop(name)) for name in list(kwargs) if name in names)
+        config_name = kwargs.get("config_name") or cls.CORPUS.default_config
+        builder_arguments = set(inspect.signature(datasets.DatasetBuilder.__init__).parameters)
+        unknown = sorted(set(kwargs) - builder_arguments - {f.name for f in dataclasses.fields(cls.BUILDER_CONFIG_CLASS)})
+        if given or unknown:
+            if config_name not in cls.CORPUS.config_names:
+                raise ConfigError(f"{cls.CORPUS.name} has no config {config_name!r}: its configs are "
+                                  f"{', '.join(cls.CORPUS.config_names)}")
+            declared = cls.config_options(config_name)
+            where = f"the {config_name} config of {cls.CORPUS.name}"
+            unknown = sorted({*unknown, *(set(given) - {option.name for option in declared})})
+            if unknown:
+                raise ConfigError(f"{where} takes no option {', '.join(map(repr, unknown))} (its options: "
+                                  f"{', '.join(cls.corpus_options() + [o.name for o in declared])})")
+            given = check_given(given, declared, where)
+        if given:
+            kwargs["view_options"] = given
+        return kwargs
+
+    @property
+    def view_options(self):
+        """Every option of the config's own, the given value or its default."""
+        return resolve(self.config.view_options, self.config_options(self.config.name),
+                       f"the {self.config.name} config of {self.CORPUS.name}")
 
     @classmethod
     def source_patterns(cls, config_kwargs):
@@ -290,6 +343,8 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
 
     def _generate_tables(self, files, split, **context):
         view = self.CORPUS.config(self.config.name).view
+        if view is not None:
+            view = functools.partial(view, **self.view_options)
         # The ids read so far in this split, with their places: one repeated at another
         # place is an error naming both. Kept by the builder, not this call: a streamed
         # split calls this once per file.

@@ -17,13 +17,15 @@ class Config:
     """One config of a corpus's loader. ``key``: the columns whose values identify a row
     (unique within a split), empty where rows have no identity of their own. ``view``: for
     a task view (``unified_dialogue.views.config``), the function from unified records to
-    its rows; the config is built from the unified one."""
+    its rows; the config is built from the unified one. ``options``: the ``core.options.
+    Option``s a user may set at load time; ``view`` is called with each one's value."""
 
     name: str
     description: str
     features: datasets.Features
     key: tuple = ("dialogue_id",)
     view: Optional[Callable] = None
+    options: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,10 @@ class Corpus:
         """Every pattern of a data file, for fingerprinting and listing a local copy."""
         every = [*self.split_files.values(), *self.support_files.values()]
         return tuple(dict.fromkeys(p for patterns in every for p in _as_tuple(patterns)))
+
+    def local_copy(self, root):
+        """The first of ``local_copies`` that exists under the folder ``root``, or None."""
+        return next((os.path.join(root, p) for p in self.local_copies if os.path.exists(os.path.join(root, p))), None)
 
     def files_of_split(self, split, relpaths):
         """The paths among ``relpaths`` that hold ``split``'s data, sorted."""

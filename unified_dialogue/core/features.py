@@ -27,6 +27,9 @@ from datasets import Features, Value
 STRING = Value("string")
 INT = Value("int32")
 BOOL = Value("bool")
+# A frame's ``active_intent`` when no intent is active, in SGD's files and in the frames
+# the ``dst`` view gives in their format (the unified ``belief_state`` has None).
+NO_INTENT = "NONE"
 
 SPAN = {"value": STRING, "start": INT, "end": INT}
 SLOT_VALUE_PAIR = {"slot": STRING, "value": STRING}

@@ -70,6 +70,23 @@ def read_checksum_table(path):
     return table
 
 
+def write_checksum_table(folder, path, exclude=()):
+    """Write a checksum table of every file under ``folder`` to ``path`` (paths relative to
+    ``folder``, in sorted order; a file whose name is in ``exclude`` left out) and return
+    ``path``. Links to one file are hashed once: a replicated input links it many times."""
+    digests, rows = {}, ["path\tnum_bytes\tsha256"]
+    files = sorted(os.path.relpath(os.path.join(root, name), folder).replace(os.sep, "/")
+                   for root, _, names in os.walk(folder) for name in names if name not in exclude)
+    for relpath in files:
+        real = os.path.realpath(os.path.join(folder, relpath))
+        if real not in digests:
+            digests[real] = (os.path.getsize(real), file_sha256(real))
+        rows.append(f"{relpath}\t{digests[real][0]}\t{digests[real][1]}")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(rows) + "\n")
+    return str(path)
+
+
 def verify_bytes(data, record, name):
     """Raise ChecksumError unless ``data`` has the size and sha256 that ``record`` lists."""
     if record.num_bytes != UNKNOWN and len(data) != record.num_bytes:

@@ -1,2 +1,96 @@
-"""Scorers for tasks on the project's views. ``dst``: dialogue state tracking on SGD, with the
-DSTC8 metrics (``score_dst``, or ``python -m unified_dialogue.scoring.dst``)."""
+"""Scoring a model's outputs on any config: ``SCORERS`` maps a config's name to its
+scorer, and ``score`` (or ``python -m unified_dialogue.scoring``) loads the rows a
+predictions file answers and scores it.
+
+A predictions file is JSON Lines, one ``{"id": <row id>, "text": <model output>}`` per line
+(``rows.read_predictions``). A scorer is a function ``score_<thing>(predictions, rows,
+*, allow_missing=False, ...)`` of ``{id: text}`` and the config's rows, returning a
+JSON-serialisable dict of metrics; one that needs rows of other configs of the same corpus
+(the ``dst`` references, the ``schema``) takes ``load_rows`` too, a function
+``load_rows(config, split=None)`` that ``score`` gives it. Its other keyword-only
+arguments with a bool, int, float or str default are the command's scorer flags.
+
+Modules: ``rows``, what every scorer shares (its error, reading predictions, pairing them
+with rows by id, writing metrics); ``dst``, the DSTC8 metrics (``score_dst``, and the
+official evaluator's command line, ``python -m unified_dialogue.scoring.dst``);
+``dst_chat``, ``dst-chat`` texts read back and scored with them; ``d3st``, D3ST texts read
+back with each row's legend and scored with them; ``tools``, the tool calls of
+``agent-call-chat`` rows.
+"""
+
+import inspect
+import os
+
+from .d3st import score_d3st
+from .dst_chat import score_dst_chat
+from .rows import ScoringError, read_predictions
+from .tools import score_tool_calls
+
+# Config name -> scorer.
+SCORERS = {
+    "dst-chat": score_dst_chat,
+    "d3st": score_d3st,
+    "agent-call-chat": score_tool_calls,
+}
+
+
+def scorer(config):
+    if config not in SCORERS:
+        raise ScoringError(f"no scorer for config {config!r}: there is one for {', '.join(sorted(SCORERS))}")
+    return SCORERS[config]
+
+
+def score(corpus, config, split, predictions, *, variant=None, data_dir=None, options=None, load_options=None,
+          allow_missing=False, **scorer_options):
+    """The metrics of predictions for one split of a corpus's config.
+
+    Args:
+        corpus: the corpus's name (``sgd``).
+        config: the config predicted (``dst-chat``); ``SCORERS`` says which have a scorer.
+        split: the split predicted.
+        predictions: ``{row id: text}``, or the path of a predictions file (JSON Lines).
+        variant: the corpus's variant (SGD-X's ``v1`` … ``v5``), where one was predicted.
+        data_dir: a local copy of the corpus to load the rows from.
+        options: the config's own options, as ``load`` takes them (``{"instruction": ...}``).
+        load_options: other arguments of every ``load`` (``cache_dir``, ``checksums``,
+            ``verification_mode``, ...).
+        allow_missing: count a row without a prediction as a miss instead of failing.
+        **scorer_options: the scorer's own options (``use_fuzzy_match=False``).
+
+    Returns:
+        The scorer's dict of metrics.
+
+    Raises:
+        ScoringError naming what cannot be scored (an unknown or missing id, a bad line of
+        the file); the loader's errors for rows that cannot be loaded.
+
+    Example:
+        >>> score("sgd", "dst-chat", "test", "predictions.jsonl", variant="v3")["#ALL_SERVICES"]  # doctest: +SKIP
+        {'active_intent_accuracy': 0.93, ..., 'joint_goal_accuracy': 0.71, ...}
+    """
+    from ..api import load
+
+    function = scorer(config)
+    if isinstance(predictions, (str, os.PathLike)):
+        predictions = read_predictions(predictions)
+    common = dict(load_options or {}, **({"variant": variant} if variant else {}),
+                  **({"data_dir": data_dir} if data_dir else {}))
+
+    def load_rows(name, split=split):
+        return load(corpus, name, split=split, **common)
+
+    rows = load(corpus, config, split=split, **common, **(options or {}))
+    if "load_rows" in inspect.signature(function).parameters:
+        scorer_options["load_rows"] = load_rows
+    return function(predictions, rows, allow_missing=allow_missing, **scorer_options)
+
+
+def flags(config):
+    """The scorer flags of a config's scorer: ``{name: default}`` of its keyword-only
+    arguments with a bool, int, float or str default (other than ``allow_missing``)."""
+    parameters = inspect.signature(scorer(config)).parameters.values()
+    return {p.name: p.default for p in parameters if p.kind is p.KEYWORD_ONLY and p.name != "allow_missing"
+            and isinstance(p.default, (bool, int, float, str))}
+
+
+__all__ = ["SCORERS", "ScoringError", "flags", "read_predictions", "score", "scorer"]

@@ -18,8 +18,7 @@ train schema has the service). docs/scoring.md says what each metric is.
 import argparse
 import collections
 import difflib
-import glob
-import json
+import fnmatch
 import os
 import re
 import sys
@@ -28,7 +27,8 @@ from typing import Optional
 
 import numpy as np
 
-from ..core.errors import UnifiedDialogueError
+from ..cli import run_command
+from .rows import ScoringError, fail, get, load_json, strings, write_metrics
 
 ALL_SERVICES = "#ALL_SERVICES"
 SEEN_SERVICES = "#SEEN_SERVICES"
@@ -49,14 +49,10 @@ JOINT_CAT_ACCURACY = "joint_cat_accuracy"
 JOINT_NONCAT_ACCURACY = "joint_noncat_accuracy"
 JOINT_METRICS = (JOINT_GOAL_ACCURACY, JOINT_CAT_ACCURACY, JOINT_NONCAT_ACCURACY)
 
-# The evaluator writes its per-frame scores into the prediction folder under this name and
-# skips the file when it reads the folder; so does this module, so that a folder it has
-# scored can be scored here.
+# The evaluator writes its per-frame scores into the prediction folder under this name, and
+# skips every file whose path contains the name anywhere (``run2_dialogues_and_metrics.json``
+# too, and every file of a folder whose path contains it); so does this module.
 PER_FRAME_FILE = "dialogues_and_metrics.json"
-
-
-class ScoringError(UnifiedDialogueError, ValueError):
-    """Predictions, references or schemas that cannot be scored; the message says where."""
 
 
 # ---------------------------------------------------------------- reading frames
@@ -87,60 +83,40 @@ class Turn:
         return f"dialogue {self.dialogue_id}, turn {self.turn_index}"
 
 
-def _fail(where, problem):
-    raise ScoringError(f"{where}: {problem}")
-
-
-def _get(record, key, kind, where):
-    """``record[key]``, which must be of type ``kind`` (an int is not a bool here)."""
-    if not isinstance(record, dict) or key not in record:
-        _fail(where, f"no '{key}'")
-    value = record[key]
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
-        _fail(where, f"'{key}' is a {type(value).__name__}, not a {kind.__name__}")
-    return value
-
-
-def _strings(values, where, what):
-    if not all(isinstance(value, str) for value in values):
-        _fail(where, f"{what} must all be strings")
-    return values
-
-
 def _slot_values(state, where):
     """``slot_values`` as a dict: SGD files have a dict, ``dst`` rows a list of
     ``{slot, values}`` records in the same order."""
     if isinstance(state.get("slot_values"), list):
-        pairs = [(_get(record, "slot", str, where), _get(record, "values", list, where))
+        pairs = [(get(record, "slot", str, where), get(record, "values", list, where))
                  for record in state["slot_values"]]
     else:
-        pairs = list(_get(state, "slot_values", dict, where).items())
+        pairs = list(get(state, "slot_values", dict, where).items())
     for slot, values in pairs:
         if not isinstance(values, list):
-            _fail(where, f"the values of slot '{slot}' must be a list")
-        _strings(values, where, f"the values of slot '{slot}'")
+            fail(where, f"the values of slot '{slot}' must be a list")
+        strings(values, where, f"the values of slot '{slot}'")
     return dict(pairs)
 
 
 def read_frame(raw, where):
     """A frame of an SGD file or of a ``dst`` row as a Frame. ``slots`` missing or None means
     the frame gives no spans, and slot tagging is then not scored for it."""
-    service = _get(raw, "service", str, where)
+    service = get(raw, "service", str, where)
     where = f"{where}, frame of {service}"
-    state = _get(raw, "state", dict, where)
-    requested = _strings(_get(state, "requested_slots", list, where), where, "requested_slots")
+    state = get(raw, "state", dict, where)
+    requested = strings(get(state, "requested_slots", list, where), where, "requested_slots")
     spans = raw.get("slots")
     if spans is not None:
         if not isinstance(spans, list):
-            _fail(where, "'slots' must be a list of {slot, start, exclusive_end}")
-        spans = tuple((_get(span, "slot", str, where), _get(span, "start", int, where),
-                       _get(span, "exclusive_end", int, where)) for span in spans)
-    return Frame(service, _get(state, "active_intent", str, where), tuple(requested),
+            fail(where, "'slots' must be a list of {slot, start, exclusive_end}")
+        spans = tuple((get(span, "slot", str, where), get(span, "start", int, where),
+                       get(span, "exclusive_end", int, where)) for span in spans)
+    return Frame(service, get(state, "active_intent", str, where), tuple(requested),
                  _slot_values(state, where), spans)
 
 
 def read_frames(turn, where):
-    frames = _get(turn, "frames", list, where)
+    frames = get(turn, "frames", list, where)
     return tuple(read_frame(frame, where) for frame in frames)
 
 
@@ -150,16 +126,16 @@ def service_slots(schemas):
     variants, which rename them, are scored like SGD."""
     slots = {}
     for service in schemas:
-        name = _get(service, "service_name", str, "schema")
+        name = get(service, "service_name", str, "schema")
         where = f"schema of {name}"
-        slots[name] = tuple((_get(slot, "name", str, where), _get(slot, "is_categorical", bool, where))
-                            for slot in _get(service, "slots", list, where))
+        slots[name] = tuple((get(slot, "name", str, where), get(slot, "is_categorical", bool, where))
+                            for slot in get(service, "slots", list, where))
     return slots
 
 
 def service_names(schemas):
     """The names of services given as schema entries or rows, or as names."""
-    return frozenset(s if isinstance(s, str) else _get(s, "service_name", str, "train schema") for s in schemas)
+    return frozenset(s if isinstance(s, str) else get(s, "service_name", str, "train schema") for s in schemas)
 
 
 # ---------------------------------------------------------------- fuzzy matching
@@ -215,7 +191,7 @@ def slot_tagging_scores(reference, prediction, utterance, noncategorical, where)
     if prediction.spans is None:
         return None
     if reference.spans is None:
-        _fail(where, "the reference frame has no 'slots' to compare the predicted spans with")
+        fail(where, "the reference frame has no 'slots' to compare the predicted spans with")
 
     def tagged(spans):
         return [(slot, utterance[start:end]) for slot, start, end in spans if slot in noncategorical]
@@ -225,7 +201,7 @@ def slot_tagging_scores(reference, prediction, utterance, noncategorical, where)
 
 def _first(values, where, slot):
     if not values:
-        _fail(where, f"slot '{slot}' has no value")
+        fail(where, f"slot '{slot}' has no value")
     return values[0]
 
 
@@ -318,9 +294,9 @@ def aggregate(turns, slots_of, seen_services, use_fuzzy_match=True, joint_acc_ac
         predicted = {frame.service: frame for frame in turn.prediction}  # the last one of a service counts
         for reference in turn.reference:
             if reference.service not in predicted:
-                _fail(turn.where, f"no predicted frame for service {reference.service}")
+                fail(turn.where, f"no predicted frame for service {reference.service}")
             if reference.service not in slots_of:
-                _fail(turn.where, f"service {reference.service} is not in the schema")
+                fail(turn.where, f"service {reference.service} is not in the schema")
             scores = frame_scores(reference, predicted[reference.service], turn.utterance,
                                   slots_of[reference.service], use_fuzzy_match, turn.where)
             for group in groups_of(reference.service, reference.service in seen_services):
@@ -347,26 +323,26 @@ def _reference_index(references):
     original id that names dialogues of several splits)."""
     rows, originals = {}, {}
     for row in references:
-        dialogue_id = _get(row, "dialogue_id", str, "reference row")
+        dialogue_id = get(row, "dialogue_id", str, "reference row")
         where = f"reference dialogue {dialogue_id}"
-        key = (dialogue_id, _get(row, "turn_index", int, where))
+        key = (dialogue_id, get(row, "turn_index", int, where))
         if key in rows:
-            _fail(f"{where}, turn {key[1]}", "two reference rows")
-        _get(row, "context", list, where)
+            fail(f"{where}, turn {key[1]}", "two reference rows")
+        get(row, "context", list, where)
         rows[key] = row
-        original = _get(row, "original_id", str, where)
+        original = get(row, "original_id", str, where)
         originals[original] = dialogue_id if originals.get(original, dialogue_id) == dialogue_id else None
     return rows, originals
 
 
 def _dialogue_id(row, originals, position):
     if row.get("dialogue_id") is not None:
-        return _get(row, "dialogue_id", str, f"prediction #{position}")
-    original = _get(row, "original_id", str, f"prediction #{position} (it has no dialogue_id)")
+        return get(row, "dialogue_id", str, f"prediction #{position}")
+    original = get(row, "original_id", str, f"prediction #{position} (it has no dialogue_id)")
     if original not in originals:
-        _fail(f"prediction #{position}", f"dialogue {original} is not in the references")
+        fail(f"prediction #{position}", f"dialogue {original} is not in the references")
     if originals[original] is None:
-        _fail(f"prediction #{position}", f"original_id {original} names dialogues of several splits: "
+        fail(f"prediction #{position}", f"original_id {original} names dialogues of several splits: "
                                          "give dialogue_id, or the references of one split")
     return originals[original]
 
@@ -375,13 +351,13 @@ def _check_context(predicted, reference, where):
     """A prediction's context, where it has one, must be the reference's: the same roles, and
     the same utterances of the user (the evaluator compares the same)."""
     if len(predicted) != len(reference):
-        _fail(where, f"the context has {len(predicted)} turns, the reference {len(reference)}")
+        fail(where, f"the context has {len(predicted)} turns, the reference {len(reference)}")
     user = reference[-1]["role"]
     for index, (mine, theirs) in enumerate(zip(predicted, reference)):
-        if _get(mine, "role", str, where) != theirs["role"]:
-            _fail(where, f"context turn {index}: role {mine['role']!r}, the reference's is {theirs['role']!r}")
-        if theirs["role"] == user and _get(mine, "utterance", str, where) != theirs["utterance"]:
-            _fail(where, f"context turn {index}: the utterance differs from the reference's")
+        if get(mine, "role", str, where) != theirs["role"]:
+            fail(where, f"context turn {index}: role {mine['role']!r}, the reference's is {theirs['role']!r}")
+        if theirs["role"] == user and get(mine, "utterance", str, where) != theirs["utterance"]:
+            fail(where, f"context turn {index}: the utterance differs from the reference's")
 
 
 def row_turns(predictions, references):
@@ -392,37 +368,60 @@ def row_turns(predictions, references):
     dialogues = {}
     for position, row in enumerate(predictions):
         dialogue_id = _dialogue_id(row, originals, position)
-        turn_index = _get(row, "turn_index", int, f"prediction #{position} (dialogue {dialogue_id})")
+        turn_index = get(row, "turn_index", int, f"prediction #{position} (dialogue {dialogue_id})")
         where = f"dialogue {dialogue_id}, turn {turn_index}"
         if (dialogue_id, turn_index) not in index:
-            _fail(where, "not a user turn of the references")
+            fail(where, "not a user turn of the references")
         turns = dialogues.setdefault(dialogue_id, {})
         if turn_index in turns:
-            _fail(where, "predicted twice")
+            fail(where, "predicted twice")
         turns[turn_index] = row
     for dialogue_id, turns in dialogues.items():
         for turn_index in sorted(turns):
             prediction, reference = turns[turn_index], index[dialogue_id, turn_index]
             where = f"dialogue {dialogue_id}, turn {turn_index}"
             if prediction.get("context") is not None:
-                _check_context(_get(prediction, "context", list, where), reference["context"], where)
-            yield Turn(dialogue_id, turn_index, _get(reference["context"][-1], "utterance", str, where),
+                _check_context(get(prediction, "context", list, where), reference["context"], where)
+            yield Turn(dialogue_id, turn_index, get(reference["context"][-1], "utterance", str, where),
                        read_frames(reference, f"{where} (reference)"), read_frames(prediction, where))
 
 
 def score_dst(predictions, references, schemas, train_schemas, *, use_fuzzy_match=True,
               joint_acc_across_turn=False):
-    """The DSTC8 metrics of predicted ``dst`` rows: ``{group: {metric: value}}``, the dict the
-    command writes as JSON.
+    """The DSTC8 metrics of predicted ``dst`` rows.
 
-    ``predictions``: rows (dicts, or a Dataset) with ``dialogue_id`` (or ``original_id``),
-    ``turn_index`` and ``frames`` shaped like the ``dst`` view's; ``context``, where given,
-    must be the reference's. Only the predicted turns are scored. ``references``: the split's
-    ``dst`` rows. ``schemas``: the split's ``schema`` rows. ``train_schemas``: the train
-    split's ``schema`` rows, or their service names (a frame is seen when the train schema has
-    its service). Frames are averaged in the order of the predictions' dialogues, then turns,
-    as the evaluator averages files written in that order (a different order can change the
-    last digit).
+    Only the predicted turns are scored. Frames are averaged in the order of the
+    predictions' dialogues, then turns, as the evaluator averages files written in that
+    order (a different order can change the last digit).
+
+    Args:
+        predictions: rows (dicts, or a Dataset) with ``dialogue_id`` (or ``original_id``),
+            ``turn_index`` and ``frames`` shaped like the ``dst`` view's; ``context``, where
+            given, must be the reference's.
+        references: the split's ``dst`` rows.
+        schemas: the split's ``schema`` rows.
+        train_schemas: the train split's ``schema`` rows, or their service names (a frame
+            is seen when the train schema has its service).
+        use_fuzzy_match: compare non-categorical values as the evaluator's fuzzy match does
+            (the DSTC8 setting); exactly when False.
+        joint_acc_across_turn: joint accuracies across the services of a turn
+            (MultiWOZ-style).
+
+    Returns:
+        ``{group: {metric: value}}``, the dict the command writes as JSON; the groups are
+        ``#ALL_SERVICES``, each service and domain, ``#SEEN_SERVICES`` and
+        ``#UNSEEN_SERVICES``.
+
+    Raises:
+        ScoringError naming the dialogue, turn and field of a prediction or reference that
+        cannot be scored.
+
+    Example:
+        >>> rows, schemas = load("sgd", "dst", split="test"), load("sgd", "schema")  # doctest: +SKIP
+        >>> predictions = [{"dialogue_id": r["dialogue_id"], "turn_index": r["turn_index"],
+        ...                 "frames": my_tracker(r["context"])} for r in rows]  # doctest: +SKIP
+        >>> score_dst(predictions, rows, schemas["test"], schemas["train"])["#ALL_SERVICES"]  # doctest: +SKIP
+        {'active_intent_accuracy': 0.93, ..., 'joint_goal_accuracy': 0.71, ...}
     """
     return aggregate(row_turns(predictions, references), service_slots(schemas), service_names(train_schemas),
                      use_fuzzy_match, joint_acc_across_turn)
@@ -430,30 +429,22 @@ def score_dst(predictions, references, schemas, train_schemas, *, use_fuzzy_matc
 
 # ---------------------------------------------------------------- SGD files
 
-def _load_json(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError) as error:
-        raise ScoringError(f"{path}: cannot be read as JSON: {error}") from None
-
-
 def read_dialogues(paths):
     """Dialogue id -> dialogue, from SGD dialogue files (a list of dialogues, or a dict of
     them by id like the evaluator's per-frame file). A dialogue given twice keeps its first
     place and its last content, as in the evaluator."""
     dialogues = {}
     for path in paths:
-        if os.path.basename(path) == PER_FRAME_FILE:
+        if PER_FRAME_FILE in os.fspath(path):
             continue
-        data = _load_json(path)
+        data = load_json(path)
         if isinstance(data, dict):
             dialogues.update(data)
             continue
         if not isinstance(data, list):
-            _fail(path, "not a list of dialogues")
+            fail(path, "not a list of dialogues")
         for position, dialogue in enumerate(data):
-            dialogues[_get(dialogue, "dialogue_id", str, f"{path}: dialogue #{position}")] = dialogue
+            dialogues[get(dialogue, "dialogue_id", str, f"{path}: dialogue #{position}")] = dialogue
     return dialogues
 
 
@@ -467,45 +458,65 @@ def file_turns(references, predictions):
         raise ScoringError(f"{len(missing)} predicted dialogues are not in the references: {', '.join(missing[:5])}")
     for dialogue_id, predicted in predictions.items():
         reference, where = references[dialogue_id], f"dialogue {dialogue_id}"
-        services = set(_strings(_get(predicted, "services", list, where), where, "services"))
-        if services != set(_get(reference, "services", list, f"{where} (reference)")):
-            _fail(where, "the predicted services are not the reference's")
-        turn_pairs = zip(_get(reference, "turns", list, f"{where} (reference)"), _get(predicted, "turns", list, where))
+        services = set(strings(get(predicted, "services", list, where), where, "services"))
+        if services != set(get(reference, "services", list, f"{where} (reference)")):
+            fail(where, "the predicted services are not the reference's")
+        turn_pairs = zip(get(reference, "turns", list, f"{where} (reference)"), get(predicted, "turns", list, where))
         for turn_index, (reference_turn, predicted_turn) in enumerate(turn_pairs):
             where = f"dialogue {dialogue_id}, turn {turn_index}"
-            speaker = _get(reference_turn, "speaker", str, f"{where} (reference)")
-            if _get(predicted_turn, "speaker", str, where) != speaker:
-                _fail(where, f"the speaker is {predicted_turn['speaker']!r}, the reference's {speaker!r}")
+            speaker = get(reference_turn, "speaker", str, f"{where} (reference)")
+            if get(predicted_turn, "speaker", str, where) != speaker:
+                fail(where, f"the speaker is {predicted_turn['speaker']!r}, the reference's {speaker!r}")
             if speaker != "USER":
                 continue
-            utterance = _get(reference_turn, "utterance", str, f"{where} (reference)")
-            if _get(predicted_turn, "utterance", str, where) != utterance:
-                _fail(where, "the utterance differs from the reference's")
+            utterance = get(reference_turn, "utterance", str, f"{where} (reference)")
+            if get(predicted_turn, "utterance", str, where) != utterance:
+                fail(where, "the utterance differs from the reference's")
             yield Turn(dialogue_id, turn_index, utterance, read_frames(reference_turn, f"{where} (reference)"),
                        read_frames(predicted_turn, where))
 
 
+def matching(folder, pattern):
+    """The paths in ``folder`` whose names match ``pattern``, sorted, as the evaluator's
+    ``tf.io.gfile.glob`` finds them: its ``*`` also matches a leading dot, which Python's
+    glob does not."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted(os.path.join(folder, name) for name in names if fnmatch.fnmatchcase(name, pattern))
+
+
 def score_dst_files(dstc8_data_dir, prediction_dir, eval_set, *, use_fuzzy_match=True, joint_acc_across_turn=False):
-    """The DSTC8 metrics of the SGD-format predictions in ``prediction_dir`` (every ``*.json``)
-    against ``<dstc8_data_dir>/<eval_set>/dialogues_*.json``, with that split's schema and the
-    train schema (``<dstc8_data_dir>/train/schema.json``) for seen and unseen services."""
+    """The DSTC8 metrics of SGD-format prediction files, as the evaluator's command computes them.
+
+    Args:
+        dstc8_data_dir: SGD in the upstream layout; the references are
+            ``<dstc8_data_dir>/<eval_set>/dialogues_*.json`` with that split's schema, and the
+            train schema (``<dstc8_data_dir>/train/schema.json``) tells seen services from
+            unseen ones.
+        prediction_dir: a folder whose ``*.json`` files hold the predicted dialogues.
+        eval_set: ``train``, ``dev`` or ``test``.
+        use_fuzzy_match, joint_acc_across_turn: as for ``score_dst``.
+
+    Returns:
+        ``{group: {metric: value}}``, as ``score_dst``.
+
+    Example:
+        >>> metrics = score_dst_files("sgd", "predictions", "test")  # doctest: +SKIP
+        >>> write_metrics(metrics, "metrics.json")  # doctest: +SKIP
+    """
     split_dir = os.path.join(dstc8_data_dir, eval_set)
-    reference_files = sorted(glob.glob(os.path.join(split_dir, "dialogues_*.json")))
-    prediction_files = sorted(glob.glob(os.path.join(prediction_dir, "*.json")))
+    reference_files = matching(split_dir, "dialogues_*.json")
+    prediction_files = matching(prediction_dir, "*.json")
     if not reference_files:
         raise ScoringError(f"{split_dir}: no dialogues_*.json")
     if not prediction_files:
         raise ScoringError(f"{prediction_dir}: no *.json")
-    slots_of = service_slots(_load_json(os.path.join(split_dir, "schema.json")))
-    seen = service_names(_load_json(os.path.join(dstc8_data_dir, "train", "schema.json")))
+    slots_of = service_slots(load_json(os.path.join(split_dir, "schema.json")))
+    seen = service_names(load_json(os.path.join(dstc8_data_dir, "train", "schema.json")))
     turns = file_turns(read_dialogues(reference_files), read_dialogues(prediction_files))
     return aggregate(turns, slots_of, seen, use_fuzzy_match, joint_acc_across_turn)
-
-
-def write_metrics(metrics, path):
-    """The metrics as the evaluator writes them: sorted keys, indented by 2, no final newline."""
-    with open(path, "w") as f:
-        json.dump(metrics, f, indent=2, separators=(",", ": "), sort_keys=True)
 
 
 # ---------------------------------------------------------------- command line
@@ -564,13 +575,13 @@ def main(argv=None):
         argv = absl_argv(sys.argv[1:] if argv is None else argv)
     except ValueError as error:
         p.error(str(error))
-    args = p.parse_args(argv)
-    try:
-        metrics = score_dst_files(args.dstc8_data_dir, args.prediction_dir, args.eval_set,
-                                  use_fuzzy_match=args.use_fuzzy_match,
-                                  joint_acc_across_turn=args.joint_acc_across_turn)
-    except ScoringError as error:
-        sys.exit(f"error: {error}")
+    run_command(p, score_command, argv, name="dst", quiet=False)
+
+
+def score_command(args):
+    """The command's work: score, write the metrics file, print the headline figures."""
+    metrics = score_dst_files(args.dstc8_data_dir, args.prediction_dir, args.eval_set,
+                              use_fuzzy_match=args.use_fuzzy_match, joint_acc_across_turn=args.joint_acc_across_turn)
     write_metrics(metrics, args.output_metric_file)
     overall = metrics[ALL_SERVICES]
     headline = (ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, AVERAGE_GOAL_ACCURACY, JOINT_GOAL_ACCURACY)

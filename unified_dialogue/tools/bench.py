@@ -57,33 +57,18 @@ class BenchInput:
         return any(len(files) > 1 for files in self.json_files.values())
 
 
-def checksum_table(folder):
-    """Write a checksum table of every file under ``folder`` (one hash per distinct file:
-    replicated inputs link the same file many times); returns its path."""
-    from unified_dialogue.core.sources import file_sha256
-
-    digests, rows = {}, ["path\tnum_bytes\tsha256"]
-    for root, _, names in sorted(os.walk(folder)):
-        for name in sorted(names):
-            path = os.path.join(root, name)
-            real = os.path.realpath(path)
-            if real not in digests:
-                digests[real] = (os.path.getsize(real), file_sha256(real))
-            rows.append(f"{os.path.relpath(path, folder)}\t{digests[real][0]}\t{digests[real][1]}")
-    table = os.path.join(os.path.dirname(folder), f"{os.path.basename(folder)}.tsv")
-    with open(table, "w", encoding="utf-8") as f:
-        f.write("\n".join(rows) + "\n")
-    return table
-
-
 def prepare_input(corpus, source, workdir, scale):
     """The corpus's input: ``source`` replicated (``corpus.replicate``) to about its
     upstream size times ``scale``, with a checksum table of its own."""
+    from unified_dialogue.core.errors import MissingFilesError
+    from unified_dialogue.core.sources import write_checksum_table
+
     data_dir = os.path.join(workdir, corpus.name)
     json_files = corpus.replicate(source, data_dir, scale)
     if not json_files:
-        raise SystemExit(f"{corpus.name}: {source} holds no input in the upstream layout")
-    return BenchInput(corpus.name, data_dir, checksum_table(data_dir), json_files, corpus.config_names[:2],
+        raise MissingFilesError(f"{corpus.name}: {source} holds no input in the upstream layout")
+    table = write_checksum_table(data_dir, os.path.join(workdir, f"{corpus.name}.tsv"))
+    return BenchInput(corpus.name, data_dir, table, json_files, corpus.config_names[:2],
                   tuple(view.name for view in corpus.views))
 
 
@@ -92,11 +77,8 @@ def sources_of(data):
     DATA=`` finds it), else the corpus's bench source (its test fixtures)."""
     from unified_dialogue import registry
 
-    found = {}
-    for corpus in registry.corpora().values():
-        copies = [os.path.join(data, p) for p in corpus.local_copies] if data else []
-        found[corpus.name] = next((p for p in copies if os.path.exists(p)), corpus.bench_source)
-    return found
+    return {corpus.name: (data and corpus.local_copy(data)) or corpus.bench_source
+            for corpus in registry.corpora().values()}
 
 
 # ---------------------------------------------------------------- measurements (child side)
@@ -205,11 +187,10 @@ MEASURES = {
 
 def child_main(spec):
     if spec["measure"] != "floor":  # imports are not part of what is timed
-        import datasets
-
         from unified_dialogue import registry
+        from unified_dialogue.cli import quiet_progress
 
-        datasets.disable_progress_bars()
+        quiet_progress()
         registry.builder_class(spec["corpus"])
     cpu_before = _cpu_seconds()
     result = MEASURES[spec["measure"]](spec)
@@ -299,6 +280,10 @@ def format_table(rows):
             unified = one_process.get((corpus, "unified"))
             if not row.spec.get("num_proc") and row.spec.get("config") not in (None, "unified", "original") and unified:
                 notes.append(f"{seconds / unified[0]:.2f}× the unified build")
+            config = row.spec.get("config") or ""
+            view = one_process.get((corpus, config.removesuffix("-chat")))
+            if not row.spec.get("num_proc") and config.endswith("-chat") and view:
+                notes.append(f"{seconds / view[0]:.2f}× the view's build")
             if not row.spec.get("num_proc"):
                 one_process[key] = seconds, cpu
             elif key in one_process:
@@ -359,30 +344,33 @@ def run(sources, scale=1, repeat=5, out=print):
 
 
 def main(argv=None):
+    from unified_dialogue.cli import run_command
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", help="a folder with copies of the corpora, found as `make cards DATA=` finds "
                                        "them (sgd/, ccpe/data.json, faithdial/, ...); default: the test fixtures")
     parser.add_argument("--corpus", action="append", help="measure only this corpus (repeatable)")
     parser.add_argument("--scale", type=int, default=1, help="replicate every input this many times")
     parser.add_argument("--repeat", type=int, default=5, help="runs per row; the table gives medians")
-    parser.add_argument("--child", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.child:
-        child_main(json.loads(args.child))
-        return
-    if args.scale < 1 or args.repeat < 1:
-        parser.error("--scale and --repeat must be at least 1")
-    sources = sources_of(args.data)
-    unknown = sorted(set(args.corpus or []) - set(sources))
-    if unknown:
-        parser.error(f"unknown corpus {', '.join(unknown)} (corpora: {', '.join(sources)})")
-    sources = {name: path for name, path in sources.items() if not args.corpus or name in args.corpus}
-    run(sources, args.scale, args.repeat, out=lambda line: print(line, flush=True))
+
+    def work(args):
+        if args.scale < 1 or args.repeat < 1:
+            parser.error("--scale and --repeat must be at least 1")
+        sources = sources_of(args.data)
+        unknown = sorted(set(args.corpus or []) - set(sources))
+        if unknown:
+            parser.error(f"unknown corpus {', '.join(unknown)} (corpora: {', '.join(sources)})")
+        sources = {name: path for name, path in sources.items() if not args.corpus or name in args.corpus}
+        run(sources, args.scale, args.repeat, out=lambda line: print(line, flush=True))
+
+    run_command(parser, work, argv, name="bench")
 
 
 if __name__ == "__main__":
-    if not __package__:
-        # A child, started as a script so that the floor imports neither this package nor
-        # datasets; its folder must not shadow top-level modules.
+    if __package__:
+        main()
+    else:
+        # A child (run_child), started as a script so that the floor imports neither this
+        # package nor datasets; its folder must not shadow top-level modules.
         sys.path.remove(os.path.dirname(os.path.abspath(__file__)))
-    main()
+        child_main(json.loads(sys.argv[sys.argv.index("--child") + 1]))

@@ -1,6 +1,10 @@
-"""Dataset cards: each corpus's prose (``loaders/<name>/card.md``) and the shared parts
-(``card_templates/``), plus statistics computed from the data, rendered into the Hugging
-Face card format (YAML metadata, then Markdown).
+"""Dataset cards: the templates filled in. A card is its corpus's prose
+(``loaders/<name>/card.md``) with generated sections, each a shared template in
+``card_templates/`` (``_loading.md``, ``_configs.md``, ``_views.md``, ``_statistics.md``,
+...; ``all.md`` for the combined card) filled with values taken from the corpus's
+declaration and its statistics (``tools/stats.py``), in the Hugging Face card format
+(YAML metadata, then Markdown). The prose is in the templates; this module computes the
+values (tables, code examples, the sentence naming the source files).
 
 ``python -m unified_dialogue.tools.cards`` (``make cards``) renders ``dataset_cards/`` from the
 statistics stored in ``dataset_cards/stats/``; with ``--data DIR`` it first computes the
@@ -9,26 +13,21 @@ same cards with the statistics and ``dataset_info`` of the build it exports.
 """
 
 import argparse
-import inspect
-import json
 import os
 import re
 import sys
-import tempfile
 from importlib import resources
 
-import datasets
 import yaml
 
-from .. import registry
-from ..api import load
+from .. import registry, views
+from ..cli import run_command
 from . import stats
-from .layout import Layout, shard_pattern
+from .layout import ALL, Layout, shard_pattern
 
 PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 REPO_PLACEHOLDER = "<owner>/<name>"
 CARD_DIR = "dataset_cards"
-ALL = "all"
 COMBINED_PRETTY_NAME = "Dialogue corpora in the unified dialogue schema"
 
 
@@ -53,6 +52,11 @@ def fill(text, values):
     return PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), text)
 
 
+def section(template_name, **values):
+    """A generated section: the shared template ``_<template_name>.md`` filled with ``values``."""
+    return fill(template(f"_{template_name}"), values).rstrip("\n")
+
+
 def card_values(corpus):
     """The placeholders a corpus's card text may use besides the generated sections."""
     return {"citation": corpus.citation, "homepage": corpus.homepage, "source_revision": corpus.source_revision}
@@ -73,72 +77,34 @@ def loading_section(corpus, layout, repo):
     other = next((c for c in corpus.config_names if c != corpus.default_config), None)
     splits = layout.splits(corpus)
     split = "validation" if "validation" in splits else splits[0]
-    hub = [
-        "from datasets import load_dataset",
-        "",
-        f'ds = load_dataset("{repo}", "{default}")  # DatasetDict: {", ".join(splits)}',
-    ]
-    if other:
-        hub.append(f'part = load_dataset("{repo}", "{layout.published(corpus, other)}", split="{split}")')
-    hub.append(f'stream = load_dataset("{repo}", "{default}", split="train", streaming=True)')
-    return "\n".join([
-        "## How to load",
-        "",
-        "**From the Hugging Face Hub**, on any `datasets` version (the repository holds Parquet",
-        "files, no loading script):",
-        "",
-        "```python",
-        *hub,
-        "```",
-        "",
-        "The shards are plain Parquet, so pandas, Polars, DuckDB or Spark read them directly,",
-        f'e.g. `duckdb.sql("SELECT * FROM \'hf://datasets/{repo}/{shard_pattern(default, "train")}\'")`.',
-        "",
-        "**With the loader**, from a clone of the `unified-dialogue` project (it downloads the",
-        "pinned upstream files and checks them against the sizes and sha256 it bundles, where",
-        "known). On `datasets` 3.6, the last line that runs loading scripts:",
-        "",
-        "```python",
-        f'ds = load_dataset("loaders/{corpus.name}", "{corpus.default_config}", trust_remote_code=True)',
-        "```",
-        "",
-        "On `datasets` 4.x and 5.x, which run no loading scripts, through the project's import",
-        "entry point (same arguments, same return types):",
-        "",
-        "```python",
-        "from unified_dialogue import load",
-        "",
-        f'ds = load("{corpus.name}", "{corpus.default_config}")',
-        f'stream = load("{corpus.name}", "{corpus.default_config}", split="train", streaming=True)',
-        "```",
-    ])
+    other_example = (f'part = load_dataset("{repo}", "{layout.published(corpus, other)}", split="{split}")\n'
+                     if other else "")
+    return section("loading", repo=repo, default=default, splits=", ".join(splits),
+                   other_config_example=other_example, train_shards=shard_pattern(default, "train"),
+                   corpus=corpus.name, loader_default=corpus.default_config)
 
 
 def configs_section(corpus, layout):
     descriptions = config_descriptions(corpus)
-    rows = [
-        "## Configs and splits",
-        "",
-        "| config | loader config | splits | content |",
-        "|---|---|---|---|",
-    ]
+    rows = []
     for config in corpus.config_names:
         name = layout.published(corpus, config)
         default = " (default)" if not layout.combined and config == corpus.default_config else ""
         splits = ", ".join(f"`{s}`" for s in layout.splits(corpus))
         rows.append(f"| `{name}`{default} | `{config}` | {splits} | {descriptions.get(config, '')} |")
+    variants = ""
     if corpus.variants:
         example = layout.published(corpus, corpus.config_names[-1], corpus.variants[-1])
-        rows += ["", f"Every config also exists for each variant {', '.join(f'`{v}`' for v in corpus.variants)}, "
-                     f"as `<config>_<variant>` (e.g. `{example}`; the loader's option `variant=`)."]
-    return "\n".join(rows)
+        variants = "\n\n" + section("configs_variants", variants=", ".join(f"`{v}`" for v in corpus.variants),
+                                      example=example)
+    return section("configs", rows="\n".join(rows), variants=variants)
 
 
 def view_text(config):
-    """A task view's description, from its module's documentation (one text for the code
-    and the card)."""
+    """What a task view's rows hold, from its module's documentation after the line that
+    describes the config (one text for the code and the card)."""
     module = sys.modules[config.view.func.__module__ if hasattr(config.view, "func") else config.view.__module__]
-    return re.sub(r"``([^`]+)``", r"`\1`", inspect.cleandoc(module.__doc__))
+    return re.sub(r"``([^`]+)``", r"`\1`", views.details(module))
 
 
 def views_section(corpus, corpus_stats):
@@ -146,25 +112,24 @@ def views_section(corpus, corpus_stats):
     if not corpus.views:
         return ""
     figures = (corpus_stats or {}).get("views", {})
-    lines = ["## Task views", "",
-             "Rows ready for training, computed from the `unified` records; a row never uses anything of its",
-             "dialogue after the turn it is about.", ""]
+    blocks = [section("view", name=config.name, rows=view_text(config),
+                      figures=view_figures(corpus, figures[config.name]) if config.name in figures
+                      else section("view_not_computed"))
+              for config in corpus.views]
+    return section("views", views="\n\n".join(blocks))
+
+
+def view_figures(corpus, per_split):
+    """The table of a view's rows per split (and the mean context length, where rows have one)."""
     splits = list(corpus.splits)
-    for config in corpus.views:
-        lines += [f"### `{config.name}`", "", view_text(config), ""]
-        if config.name not in figures:
-            lines += ["Rows per split: not computed (no copy of the corpus was at hand).", ""]
-            continue
-        per_split = figures[config.name]
-        lines += ["| | " + " | ".join(f"`{s}`" for s in splits) + " |", "|---|" + "---:|" * len(splits)]
-        lines.append("| rows | " + " | ".join(number(per_split[s]["rows"]) if s in per_split else "–" for s in splits)
-                     + " |")
-        if any("context_turns" in per_split[s] for s in per_split):
-            lines.append("| mean context turns | " + " | ".join(
-                f"{per_split[s]['context_turns']:.2f}" if s in per_split and "context_turns" in per_split[s] else "–"
-                for s in splits) + " |")
-        lines.append("")
-    return "\n".join(lines).rstrip()
+    lines = ["| | " + " | ".join(f"`{s}`" for s in splits) + " |", "|---|" + "---:|" * len(splits)]
+    lines.append("| rows | " + " | ".join(number(per_split[s]["rows"]) if s in per_split else "–" for s in splits)
+                 + " |")
+    if any("context_turns" in per_split[s] for s in per_split):
+        lines.append("| mean context turns | " + " | ".join(
+            f"{per_split[s]['context_turns']:.2f}" if s in per_split and "context_turns" in per_split[s] else "–"
+            for s in splits) + " |")
+    return "\n".join(lines)
 
 
 def _ranges(numbers):
@@ -264,33 +229,26 @@ def caveat(corpus, source, missing_splits):
     return text + ".**"
 
 
-def statistics_section(corpus, corpus_stats, heading="##"):
+def statistics_section(corpus, corpus_stats, heading="## Statistics"):
     if corpus_stats is None:
-        return "\n".join([
-            f"{heading} Statistics",
-            "",
-            f"Not computed: no copy of {corpus.short_name} was at hand where this card was generated.",
-            "The project's test fixtures are not the corpus (excerpts and hand-made files), so their figures",
-            "are not shown. `make cards DATA=<folder with the corpus>` computes the figures, and",
-            "an export computes them from the data it exports.",
-        ])
+        return section("statistics_not_computed", heading=heading, short_name=corpus.short_name)
     per_split = corpus_stats["splits"]
     source = corpus_stats["source"]
     splits = list(corpus.splits)
-    lines = [
-        f"{heading} Statistics",
-        "",
-        f"Computed from the `unified` build of {source_sentence(corpus, source)}.",
-    ]
     warning = caveat(corpus, source, [s for s in splits if s not in per_split])
-    if warning:
-        lines += ["", warning]
+    return section("statistics", heading=heading, source=source_sentence(corpus, source),
+                   caveat=f"\n\n{warning}" if warning else "", tables=statistics_tables(corpus, per_split))
+
+
+def statistics_tables(corpus, per_split):
+    """The figures of each split: one table of counts, then one per measure of labels."""
+    splits = list(corpus.splits)
     labels = dict(stats.SHARED_MEASURES)
     labels.update((m.key, m.label) for m in corpus.measures)
     kinds = {m.key: m.kind for m in corpus.measures}
     header = "| | " + " | ".join(f"`{s}`" for s in splits) + " |"
     rule = "|---|" + "---:|" * len(splits)
-    lines += ["", header, rule]
+    lines = [header, rule]
     for key, label in labels.items():
         if kinds.get(key) == "labels":
             continue
@@ -370,27 +328,11 @@ def corpus_card(layout, corpus_stats, repo=None, dataset_info=None):
 
 def combined_loading_section(corpus_list, layout, repo):
     first = layout.published(corpus_list[0], corpus_list[0].default_config)
-    lines = [
-        "## How to load",
-        "",
-        "```python",
-        "from datasets import concatenate_datasets, load_dataset",
-        "",
-        f'every = load_dataset("{repo}", "unified", split="train")  # every corpus at once',
-        f'one = load_dataset("{repo}", "{first}", split="train")  # one corpus',
-    ]
+    second_example = ""
     if len(corpus_list) > 1:
         second = layout.published(corpus_list[1], corpus_list[1].default_config)
-        lines.append(f'two = concatenate_datasets([one, load_dataset("{repo}", "{second}", split="train")])')
-    lines += [
-        "```",
-        "",
-        "The unified configs of all corpora have the same features, so `concatenate_datasets`",
-        "takes any mix of them; `corpus` and `split` say where each record comes from. Streaming",
-        "(`streaming=True`) works the same way, and the Parquet files can be read directly with",
-        f"pandas, Polars, DuckDB or Spark (`hf://datasets/{repo}/...`).",
-    ]
-    return "\n".join(lines)
+        second_example = f'two = concatenate_datasets([one, load_dataset("{repo}", "{second}", split="train")])\n'
+    return section("loading_combined", repo=repo, first=first, second_corpus_example=second_example)
 
 
 def combined_card(layout, all_stats, repo=None, dataset_info=None):
@@ -406,11 +348,10 @@ def combined_card(layout, all_stats, repo=None, dataset_info=None):
         configs = ", ".join(f"`{layout.published(corpus, c)}`" for c in corpus.config_names)
         splits = ", ".join(f"`{s}`" for s in layout.splits(corpus))
         rows.append(f"| {corpus.short_name} | {configs} | {splits} | {', '.join(corpus.license_ids)} | [{path}]({path}) |")
-        sections.append(statistics_section(corpus, corpus_stats, heading="###").replace(
-            "### Statistics", f"### {corpus.short_name}", 1))
+        sections.append(statistics_section(corpus, corpus_stats, heading=f"### {corpus.short_name}"))
     values = {
         "title": COMBINED_PRETTY_NAME,
-        "corpora_table": "\n".join(["| corpus | configs | splits | license | card |", "|---|---|---|---|---|", *rows]),
+        "corpora_rows": "\n".join(rows),
         "combined_splits": "\n".join(
             f"  - `{split}`: " + " + ".join(f"`{layout.published(c, c.default_config)}`" for c in cs)
             for split, cs in layout.combined_splits().items()),
@@ -427,57 +368,11 @@ def combined_card(layout, all_stats, repo=None, dataset_info=None):
     return files
 
 
-# ---------------------------------------------------------------- statistics files
-
-def stats_path(card_dir, corpus):
-    return os.path.join(card_dir, "stats", f"{corpus.name}.json")
-
-
-def read_stats(card_dir, corpus):
-    path = stats_path(card_dir, corpus)
-    if not os.path.exists(path):
-        return None
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def compute_stats(corpus, path, checksums=None, cache_dir=None):
-    """Statistics of a local copy: build ``unified`` and the task views from it, count, and
-    record its files.
-
-    ``path`` is a copy in the upstream layout or one file standing in for the corpus's
-    single source file. It is built without the loader's checks (a partial copy or a sample
-    loads); each file is compared with the checksum table here instead, and the card says
-    how it compares.
-    """
-    with tempfile.TemporaryDirectory() as tmp:
-        data_dir = path
-        if os.path.isfile(path):
-            data_dir = os.path.join(tmp, "copy")
-            os.makedirs(data_dir)
-            os.symlink(os.path.abspath(path), os.path.join(data_dir, corpus.local_patterns[0]))
-        def build(config):
-            return load(corpus.name, config, data_dir=data_dir, checksums=checksums,
-                        cache_dir=cache_dir or os.path.join(tmp, "cache"), verification_mode="no_checks")
-
-        return {
-            "corpus": corpus.name,
-            "config": "unified",
-            "source": stats.local_source(corpus, path, checksums),
-            "splits": stats.statistics(corpus, build("unified")),
-            "views": {view.name: stats.view_statistics(build(view.name)) for view in corpus.views},
-        }
-
-
-def find_local_copy(corpus, root):
-    return next((os.path.join(root, p) for p in corpus.local_copies if os.path.exists(os.path.join(root, p))), None)
-
-
 def write_cards(card_dir, repo=None):
     """Render every available corpus's card and the combined card into ``card_dir``."""
     written = []
     available = list(registry.corpora().values())
-    all_stats = {c.name: read_stats(card_dir, c) for c in available}
+    all_stats = {c.name: stats.read_stats(card_dir, c) for c in available}
     outputs = {f"{c.name}.md": corpus_card(Layout((c,), combined=False), all_stats[c.name], repo) for c in available}
     outputs[f"{ALL}.md"] = combined_card(Layout(tuple(available), combined=True), all_stats, repo)["README.md"]
     for name, text in outputs.items():
@@ -493,25 +388,24 @@ def main(argv=None):
     parser.add_argument("--data", help="a folder with local copies of the corpora (sgd/, ...): recompute the statistics")
     parser.add_argument("--out", default=CARD_DIR, help="the card folder (default: %(default)s)")
     parser.add_argument("--repo", help="the Hub repository named in the loading examples")
-    args = parser.parse_args(argv)
-    datasets.disable_progress_bars()
-    if args.data:
-        os.makedirs(os.path.join(args.out, "stats"), exist_ok=True)
-        for corpus in registry.corpora().values():
-            copy = find_local_copy(corpus, args.data)
-            if copy is None:
-                print(f"{corpus.name}: no local copy in {args.data} ({', '.join(corpus.local_copies)}), "
-                      f"statistics kept as they are")
-                continue
-            result = compute_stats(corpus, copy)
-            with open(stats_path(args.out, corpus), "w", encoding="utf-8") as f:
-                json.dump(result, f, indent=2)
-                f.write("\n")
-            totals = {s: (v["dialogues"], v["turns"]) for s, v in result["splits"].items()}
-            print(f"{corpus.name}: statistics from {len(result['source']['files'])} file(s) of {copy}: "
-                  + ", ".join(f"{s} {d} dialogues / {t} turns" for s, (d, t) in totals.items()))
-    for path in write_cards(args.out, args.repo):
-        print(f"wrote {path}")
+
+    def work(args):
+        if args.data:
+            for corpus in registry.corpora().values():
+                copy = corpus.local_copy(args.data)
+                if copy is None:
+                    print(f"{corpus.name}: no local copy in {args.data} ({', '.join(corpus.local_copies)}), "
+                          f"statistics kept as they are")
+                    continue
+                result = stats.compute_stats(corpus, copy)
+                stats.write_stats(args.out, corpus, result)
+                totals = {s: (v["dialogues"], v["turns"]) for s, v in result["splits"].items()}
+                print(f"{corpus.name}: statistics from {len(result['source']['files'])} file(s) of {copy}: "
+                      + ", ".join(f"{s} {d} dialogues / {t} turns" for s, (d, t) in totals.items()))
+        for path in write_cards(args.out, args.repo):
+            print(f"wrote {path}")
+
+    run_command(parser, work, argv, name="cards")
 
 
 if __name__ == "__main__":

@@ -16,12 +16,15 @@ under a temporary name next to ``--out`` and moved into place only once complete
 """
 
 import argparse
+import contextlib
 import glob
 import json
 import math
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass, field
+from typing import Callable
 
 import datasets
 import pyarrow as pa
@@ -29,12 +32,11 @@ import pyarrow.parquet as pq
 
 from .. import registry
 from ..api import load
+from ..cli import run_command
 from ..core.errors import UnifiedDialogueError
-from ..core.sources import CALLER
 from . import cards, stats
-from .layout import Layout, jsonl_path, shard_path
+from .layout import ALL, Layout, jsonl_path, shard_path
 
-ALL = "all"
 DEFAULT_MAX_SHARD_SIZE = 500 * 1000**2  # Arrow bytes per shard, as datasets' push_to_hub
 MAX_ROW_GROUP_BYTES = 100 * 1000**2
 MAX_ROW_GROUP_ROWS = 1000
@@ -62,6 +64,23 @@ def parse_size(text):
 
 # ---------------------------------------------------------------- features and records
 
+def portable(feature):
+    """Features both datasets lines read: a ``Json`` value (datasets 4.7 and later) as its
+    JSON text, a string, as the 3.x line has it (the agent configs' ``arguments`` and
+    ``parameters``); the rest as it is."""
+    if isinstance(feature, datasets.Features):
+        return datasets.Features({key: portable(value) for key, value in feature.items()})
+    if isinstance(feature, dict):
+        return {key: portable(value) for key, value in feature.items()}
+    if isinstance(feature, list):
+        return [portable(feature[0])]
+    if type(feature).__name__ in ("List", "Sequence") and getattr(feature, "length", -1) == -1:
+        return [portable(feature.feature)]
+    if type(feature).__name__ == "Json":
+        return datasets.Value("string")
+    return feature
+
+
 def legacy_features_dict(feature):
     """Features as ``datasets`` 3.x serialises them (``[...]`` for lists). 5.x writes
     ``{"_type": "List"}``, which 3.x cannot read, and reads the 3.x form as well: so the
@@ -80,6 +99,7 @@ def legacy_features_dict(feature):
 
 
 def arrow_schema(features):
+    features = portable(features)
     metadata = {"huggingface": json.dumps({"info": {"features": legacy_features_dict(dict(features))}})}
     return features.arrow_schema.with_metadata(metadata)
 
@@ -207,65 +227,120 @@ def export(corpus_list, out, *, combined=False, data_dirs=None, checksums=None, 
     """
     data_dirs, checksums = data_dirs or {}, checksums or {}
     check_ready(corpus_list, data_dirs, variants)
-    layout = Layout(tuple(corpus_list), combined, variants=variants)
     out = os.path.abspath(out)
+    with partial_folder(out) as (folder, work):
+        def build(corpus, config, variant):
+            return load(corpus.name, config, data_dir=data_dirs.get(corpus.name), checksums=checksums.get(corpus.name),
+                        verification_mode=verification_mode, num_proc=num_proc,
+                        cache_dir=cache_dir or os.path.join(work, "cache"), **({"variant": variant} if variant else {}))
+
+        def source(corpus):
+            return source_of(corpus, data_dirs.get(corpus.name), checksums.get(corpus.name))
+
+        exported = Exported(source)
+        for entry in Layout(tuple(corpus_list), combined, variants=variants).entries():
+            log(f"building {entry.corpus.name} {entry.config}" + (f" ({entry.variant})" if entry.variant else ""))
+            built = build(entry.corpus, entry.config, entry.variant)
+            exported.check_splits(entry, built)
+            exported.add(entry, built, write_config(built, folder, entry, max_shard_size, jsonl, log))
+        layout = Layout(tuple(corpus_list), combined, exported.splits, variants)
+        infos = dataset_info(layout, exported)
+        write_files(folder, card_files(layout, exported.stats, repo, infos))
+        verify_counts(folder, infos)
+        replace_folder(folder, out)
+    log(f"wrote {out}")
+    return out
+
+
+@contextlib.contextmanager
+def partial_folder(out):
+    """``(folder, work)``: an empty folder to write the export in and a work folder holding
+    it, next to ``out`` (so that moving the finished folder is a rename); removed at the end."""
     parent = os.path.dirname(out)
     os.makedirs(parent, exist_ok=True)
     work = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.partial-", dir=parent)
     try:
         folder = os.path.join(work, "folder")
         os.makedirs(folder)
-        infos, all_stats, built_infos, exported = [], {}, {}, {}
-        for published, corpus, config, variant in layout.entries():
-            log(f"building {corpus.name} {config}" + (f" ({variant})" if variant else ""))
-            built = load(corpus.name, config, data_dir=data_dirs.get(corpus.name),
-                         checksums=checksums.get(corpus.name), verification_mode=verification_mode,
-                         num_proc=num_proc, cache_dir=cache_dir or os.path.join(work, "cache"),
-                         **({"variant": variant} if variant else {}))
-            # A partial local copy (no_checks) may lack splits: the card lists what is there.
-            splits = exported.setdefault(corpus.name, tuple(built))
-            if tuple(built) != splits or not set(splits) <= set(corpus.splits):
-                raise ExportError(f"{corpus.name} {config} built the splits {list(built)}; expected "
-                                  f"{list(splits)} (of {list(corpus.splits)})")
-            download_size = 0
-            for split, ds in built.items():
-                spec_jsonl = jsonl and config == corpus.default_config and variant is None
-                for relpath in write_split(ds, folder, published, split, max_shard_size, spec_jsonl):
-                    if relpath.endswith(".parquet"):
-                        download_size += os.path.getsize(os.path.join(folder, relpath))
-                log(f"  {published}/{split}: {ds.num_rows} records")
-            entry = info_entry(published, built[splits[0]].features, split_info(built), download_size)
-            infos.append(entry)
-            if variant is not None:
-                continue
-            built_infos[(corpus.name, config)] = entry
-            corpus_stats = all_stats.setdefault(corpus.name, {
-                "corpus": corpus.name,
-                "config": corpus.default_config,
-                "source": source_of(corpus, data_dirs.get(corpus.name), checksums.get(corpus.name)),
-            })
-            if config == corpus.default_config:
-                corpus_stats["splits"] = stats.statistics(corpus, built)
-            elif corpus.config(config).view is not None:
-                corpus_stats.setdefault("views", {})[config] = stats.view_statistics(built)
-        layout = Layout(tuple(corpus_list), combined, exported, variants)
-        if combined:
-            infos[:0] = [combined_info(layout, name, config, built_infos)
-                         for name, config in layout.combined_configs().items()]
-            files = cards.combined_card(layout, all_stats, repo, dataset_info=infos)
-        else:
-            files = {"README.md": cards.corpus_card(layout, all_stats.get(corpus_list[0].name), repo, dataset_info=infos)}
-        for relpath, text in files.items():
-            path = os.path.join(folder, relpath)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-        verify_counts(folder, infos)
-        replace_folder(folder, out)
+        yield folder, work
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    log(f"wrote {out}")
-    return out
+
+
+def write_config(built, folder, entry, max_shard_size, jsonl, log):
+    """Write the splits of a built config (a layout ``Entry``) as shards, the unified
+    records of a corpus also as JSON Lines with ``jsonl``; its ``dataset_info`` entry."""
+    download_size = 0
+    for split, ds in built.items():
+        spec_jsonl = jsonl and entry.config == entry.corpus.default_config and entry.variant is None
+        for relpath in write_split(ds, folder, entry.published, split, max_shard_size, spec_jsonl):
+            if relpath.endswith(".parquet"):
+                download_size += os.path.getsize(os.path.join(folder, relpath))
+        log(f"  {entry.published}/{split}: {ds.num_rows} records")
+    return info_entry(entry.published, portable(built[next(iter(built))].features), split_info(built),
+                      download_size)
+
+
+@dataclass
+class Exported:
+    """What the export has written so far: ``infos``, the ``dataset_info`` entry of every
+    published config in order; ``splits``, the splits of each corpus (a partial local copy
+    may lack some); ``stats``, each corpus's statistics, from its builds (variants left
+    out); ``built_infos``, the entry of each (corpus, config), variants left out.
+    ``source(corpus)`` describes the source files of a corpus's build."""
+
+    source: Callable
+    infos: list = field(default_factory=list)
+    splits: dict = field(default_factory=dict)
+    stats: dict = field(default_factory=dict)
+    built_infos: dict = field(default_factory=dict)
+
+    def check_splits(self, entry, built):
+        """Every config of a corpus must have built the same splits, all of the corpus's."""
+        corpus = entry.corpus
+        splits = self.splits.setdefault(corpus.name, tuple(built))
+        if tuple(built) != splits or not set(splits) <= set(corpus.splits):
+            raise ExportError(f"{corpus.name} {entry.config} built the splits {list(built)}; expected "
+                              f"{list(splits)} (of {list(corpus.splits)})")
+
+    def add(self, entry, built, info):
+        """Record a config written: its ``dataset_info`` entry and, for a corpus's own
+        configs, its statistics."""
+        self.infos.append(info)
+        if entry.variant is not None:
+            return
+        corpus, config = entry.corpus, entry.config
+        self.built_infos[(corpus.name, config)] = info
+        if corpus.name not in self.stats:
+            self.stats[corpus.name] = {"corpus": corpus.name, "config": corpus.default_config,
+                                       "source": self.source(corpus)}
+        if config == corpus.default_config:
+            self.stats[corpus.name]["splits"] = stats.statistics(corpus, built)
+        elif corpus.config(config).view is not None:
+            self.stats[corpus.name].setdefault("views", {})[config] = stats.view_statistics(built)
+
+
+def dataset_info(layout, exported):
+    """The card's ``dataset_info``: the combined configs' (first), then every config written."""
+    combined = [combined_info(layout, name, config, exported.built_infos)
+                for name, config in layout.combined_configs().items()] if layout.combined else []
+    return combined + exported.infos
+
+
+def card_files(layout, all_stats, repo, infos):
+    """``{path in the repository: text}`` of the cards: the corpus's card, or the combined
+    card and the corpus cards it links to."""
+    if layout.combined:
+        return cards.combined_card(layout, all_stats, repo, dataset_info=infos)
+    return {"README.md": cards.corpus_card(layout, all_stats.get(layout.corpora[0].name), repo, dataset_info=infos)}
+
+
+def write_files(folder, files):
+    for relpath, text in files.items():
+        path = os.path.join(folder, relpath)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
 
 
 def source_of(corpus, data_dir, checksums):
@@ -283,7 +358,7 @@ def combined_info(layout, name, config, built_infos):
                        "num_examples": sum(p["num_examples"] for p in parts)})
     corpora = [c for c in layout.corpora if config in c.config_names]
     size = sum(built_infos[(c.name, config)]["download_size"] for c in corpora)
-    return info_entry(name, corpora[0].config(config).features, splits, size)
+    return info_entry(name, portable(corpora[0].config(config).features), splits, size)
 
 
 def verify_counts(folder, infos):
@@ -363,26 +438,12 @@ def main(argv=None):
     add_build_arguments(parser)
     parser.add_argument("--out", help="the folder to write (default: export/<corpus>)")
     parser.add_argument("--repo", help="the Hub repository named in the card's examples")
-    args = parser.parse_args(argv)
 
-    def run():
+    def work(args):
         corpus_list, options = build_options(args)
         export(corpus_list, args.out or os.path.join("export", "-".join(args.corpus)), repo=args.repo, **options)
 
-    run_command(parser, "export", run)
-
-
-def run_command(parser, name, run):
-    """Run a command's work: its errors end it with their message alone (exit code 2),
-    and hints in them name the command's flags."""
-    datasets.disable_progress_bars()
-    caller = CALLER.set("cli")
-    try:
-        run()
-    except UnifiedDialogueError as error:
-        parser.exit(2, f"{name}: {error}\n")
-    finally:
-        CALLER.reset(caller)
+    run_command(parser, work, argv, name="export", flag_hints=True)
 
 
 if __name__ == "__main__":

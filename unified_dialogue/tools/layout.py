@@ -14,6 +14,9 @@ several corpora offer (``response``, ``nlu``). Shards are
 from dataclasses import dataclass, field
 from typing import NamedTuple, Optional
 
+# The name of the combined repository of every corpus: the export's corpus argument, the
+# combined card's template and file.
+ALL = "all"
 COMBINED_CONFIG = "unified"
 # The splits a corpus adds to the combined configs (FaithDial's topic splits are parts of
 # its validation and test).

@@ -19,9 +19,10 @@ import tempfile
 from importlib import metadata
 
 
+from ..cli import run_command
 from ..core.errors import UnifiedDialogueError
 from ..core.sources import file_sha256
-from .export import add_build_arguments, build_options, check_ready, export, run_command
+from .export import add_build_arguments, build_options, check_ready, export
 
 REPO_TYPE = "dataset"
 # Files of the repository that no export writes and publishing keeps.
@@ -179,14 +180,13 @@ def main(argv=None):
     parser.add_argument("--branch", help="commit to this branch (created from main if missing)")
     parser.add_argument("--create-pr", action="store_true", help="open a pull request instead of committing")
     parser.add_argument("--endpoint", help="the Hub's URL (default: huggingface_hub's, HF_ENDPOINT)")
-    args = parser.parse_args(argv)
 
-    def run():
+    def work(args):
         corpus_list, options = build_options(args)
         publish(corpus_list, args.repo, private=args.private, branch=args.branch, create_pr=args.create_pr,
                 endpoint=args.endpoint, **options)
 
-    run_command(parser, "publish", run)
+    run_command(parser, work, argv, name="publish", flag_hints=True)
 
 
 if __name__ == "__main__":

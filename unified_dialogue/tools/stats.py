@@ -1,10 +1,14 @@
-"""Statistics of a corpus, computed from its ``unified`` build, and a record of the source
-files they were computed from. Cards show these; nothing in a card's figures is typed in."""
+"""Statistics of a corpus, computed from its ``unified`` build and its task views, with a
+record of the source files they were computed from, and kept in the card folder's
+``stats/<corpus>.json``. Cards show these; nothing in a card's figures is typed in."""
 
 import glob
+import json
 import os
+import tempfile
 from collections import Counter
 
+from ..api import load
 from ..core.sources import UNKNOWN, file_sha256, read_checksum_table
 
 SHARED_MEASURES = (("dialogues", "dialogues"), ("turns", "turns"), ("dialog_acts", "dialog acts"))
@@ -121,3 +125,57 @@ def view_statistics(dataset_dict):
             entry["context_turns"] = round(mean, 2)
         figures[split] = entry
     return figures
+
+
+# ---------------------------------------------------------------- a local copy's statistics, stored
+
+def compute_stats(corpus, path, checksums=None, cache_dir=None):
+    """Statistics of a local copy: build ``unified`` and the task views from it, count, and
+    record its files.
+
+    ``path`` is a copy in the upstream layout or one file standing in for the corpus's
+    single source file. It is built without the loader's checks (a partial copy or a sample
+    loads); each file is compared with the checksum table here instead, and the card says
+    how it compares.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        data_dir = path
+        if os.path.isfile(path):
+            data_dir = os.path.join(tmp, "copy")
+            os.makedirs(data_dir)
+            os.symlink(os.path.abspath(path), os.path.join(data_dir, corpus.local_patterns[0]))
+
+        def build(config):
+            return load(corpus.name, config, data_dir=data_dir, checksums=checksums,
+                        cache_dir=cache_dir or os.path.join(tmp, "cache"), verification_mode="no_checks")
+
+        return {
+            "corpus": corpus.name,
+            "config": "unified",
+            "source": local_source(corpus, path, checksums),
+            "splits": statistics(corpus, build("unified")),
+            "views": {view.name: view_statistics(build(view.name)) for view in corpus.views},
+        }
+
+
+def stats_path(card_dir, corpus):
+    return os.path.join(card_dir, "stats", f"{corpus.name}.json")
+
+
+def read_stats(card_dir, corpus):
+    """The statistics stored for a corpus in ``card_dir``, or None."""
+    path = stats_path(card_dir, corpus)
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def write_stats(card_dir, corpus, figures):
+    """Store a corpus's statistics in ``card_dir``; returns the file's path."""
+    path = stats_path(card_dir, corpus)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(figures, f, indent=2)
+        f.write("\n")
+    return path

@@ -1,6 +1,9 @@
-"""The ``dst`` view, for dialogue state tracking: one row per turn with a dialogue state
+"""One row per user turn: the context so far, the turn's frames and the dialogue state carried forward.
+
+The ``dst`` view, for dialogue state tracking: one row per turn with a dialogue state
 (SGD: every user turn).
 
+- ``id``: the row's id, ``<dialogue_id>/<turn_index>`` (unique within a split);
 - ``dialogue_id``, ``original_id``, ``turn_index`` (the turn's position in its dialogue);
 - ``context``: every turn up to and including this one, ``{role, utterance}``;
 - ``frames``: this turn's frames with their state as the source has them (what the DSTC8
@@ -23,11 +26,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from datasets import Features
 
-from ..core.features import BOOL, INT, STRING
-from .turns import Turns, lengths, parents, ranges, relist, rows_where, starts
+from ..core.features import BOOL, INT, NO_INTENT, STRING
+from .turns import Turns, lengths, parents, ranges, relist, row_ids, rows_where, starts
 
-NO_INTENT = "NONE"
 FEATURES = Features({
+    "id": STRING,
     "dialogue_id": STRING,
     "original_id": STRING,
     "turn_index": INT,
@@ -190,8 +193,10 @@ def table(unified):
          entries.field("requested_slots").take(pick), relist(slot_size[carried_entries], state_slots),
          pa.array(carried_unseen, pa.bool_())],
         fields=list(SCHEMA.field("dialogue_state").type.value_type))
+    dialogue_ids = turns.of_dialogue("dialogue_id", rows)
     columns = {
-        "dialogue_id": turns.of_dialogue("dialogue_id", rows),
+        "id": row_ids(dialogue_ids, turns.position[rows]),
+        "dialogue_id": dialogue_ids,
         "original_id": turns.of_dialogue("original_id", rows),
         "turn_index": pa.array(turns.position[rows], pa.int32()),
         "context": turns.context(rows, inclusive=True),

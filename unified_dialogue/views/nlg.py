@@ -1,7 +1,11 @@
-"""The ``nlg`` view, GEM's data-to-text task on SGD (GEM's ``schema_guided_dialog``), with
+"""One row per system turn in GEM's format: dialog acts, context and prompt to the target utterance.
+
+The ``nlg`` view, GEM's data-to-text task on SGD (GEM's ``schema_guided_dialog``), with
 GEM's field names and meanings: one row per turn of the responding role (SGD: every
 system turn).
 
+- ``id``: the row's id, ``<dialogue_id>/<turn_id>`` with the unified record's
+  ``dialogue_id`` (``sgd/train/1_00000/3``), as in the other views (unique within a split);
 - ``gem_id``: ``<dataset>-<split>-<dialog_id>-<turn_id>``. GEM numbers the examples of its
   own files, whose validation and test are 10,000-turn samples that cannot be derived from
   the source: here every system turn is a row, and the id says which;
@@ -21,11 +25,12 @@ from datasets import ClassLabel, Features
 
 from ..core.errors import SourceFormatError
 from ..core.features import INT, STRING
-from .turns import Turns, lengths, parents, ranges, relist, rows_where, starts
+from .turns import Turns, lengths, parents, ranges, relist, row_ids, rows_where, starts
 
 
 def features(act_names):
     return Features({
+        "id": STRING,
         "gem_id": STRING,
         "dialog_acts": [{"act": ClassLabel(names=list(act_names)), "slot": STRING, "values": [STRING]}],
         "context": [STRING],
@@ -56,6 +61,7 @@ def table(unified, role, act_names, dataset="schema_guided_dialog"):
     previous = utterance.take(pa.array(np.where(position > 0, rows - 1, rows))).to_pylist()
     targets = utterance.take(pa.array(rows))
     columns = {
+        "id": row_ids(turns.of_dialogue("dialogue_id", rows), position),
         "gem_id": pa.array([f"{dataset}-{s}-{d}-{t}" for s, d, t in zip(split, dialog_id, position.tolist())]),
         "dialog_acts": gem_dialog_acts(acts, act_names, schema.field("dialog_acts").type.value_type),
         "context": relist(position, utterance.take(pa.array(ranges(turns.first[rows], position)))),

@@ -1,6 +1,9 @@
-"""The ``nlu`` view, for understanding single utterances (intent detection, slot filling,
+"""One row per turn: the utterance, its annotated spans, acts and intents.
+
+The ``nlu`` view, for understanding single utterances (intent detection, slot filling,
 entity recognition): one row per turn.
 
+- ``id``: the row's id, ``<dialogue_id>/<turn_index>`` (unique within a split);
 - ``dialogue_id``, ``turn_index``, ``role``, ``utterance``;
 - ``spans``: every annotated span of the utterance, ``{start, end, text, label, type,
   domain}`` (``end`` exclusive): SGD's slot spans (``label`` the slot, ``domain`` the
@@ -17,9 +20,10 @@ import pyarrow as pa
 from datasets import Features
 
 from ..core.features import DIALOG_ACT, INT, STRING, locates
-from .turns import Turns, parents, relist
+from .turns import Turns, parents, relist, row_ids
 
 FEATURES = Features({
+    "id": STRING,
     "dialogue_id": STRING,
     "turn_index": INT,
     "role": STRING,
@@ -64,8 +68,10 @@ def table(unified):
     rows = list(range(len(turns)))
     span_lists = spans_of(turns)
     flat = pa.array([span for spans in span_lists for span in spans], SCHEMA.field("spans").type.value_type)
+    dialogue_ids = turns.of_dialogue("dialogue_id", rows)
     columns = {
-        "dialogue_id": turns.of_dialogue("dialogue_id", rows),
+        "id": row_ids(dialogue_ids, turns.position),
+        "dialogue_id": dialogue_ids,
         "turn_index": pa.array(turns.position, pa.int32()),
         "role": turns.role,
         "utterance": turns.field("utterance"),

@@ -1,7 +1,10 @@
-"""The ``response`` view, for response generation: one row per turn of the responding role
+"""One row per turn of the responding role: the context before it, the response and its grounding.
+
+The ``response`` view, for response generation: one row per turn of the responding role
 (SGD: system, CCPE-M: assistant, FaithDial: Wizard), with the same features for every
 corpus, so that the corpora concatenate.
 
+- ``id``: the row's id, ``<dialogue_id>/<turn_index>`` (unique within a split);
 - ``dialogue_id``, ``corpus``, ``turn_index`` (the turn's position in its dialogue);
 - ``context``: the turns before it, ``{role, utterance}``; ``role`` and ``response``: the turn;
 - the grounding the corpus has, None where it has none: ``dialog_acts`` (the turn's acts in
@@ -19,9 +22,10 @@ import pyarrow as pa
 from datasets import Features
 
 from ..core.features import DIALOG_ACT, INT, SLOT_VALUE_PAIR, STRING
-from .turns import Turns, lengths, relist, rows_where
+from .turns import Turns, lengths, relist, row_ids, rows_where
 
 FEATURES = Features({
+    "id": STRING,
     "dialogue_id": STRING,
     "corpus": STRING,
     "turn_index": INT,
@@ -46,8 +50,10 @@ def table(unified, role, full_names=None):
     pick = pa.array(rows)
     acts = turns.field("dialog_acts").take(pick)
     names = [(full_names or {}).get(name, name) for name in acts.flatten().field("act").to_pylist()]
+    dialogue_ids = turns.of_dialogue("dialogue_id", rows)
     columns = {
-        "dialogue_id": turns.of_dialogue("dialogue_id", rows),
+        "id": row_ids(dialogue_ids, turns.position[rows]),
+        "dialogue_id": dialogue_ids,
         "corpus": turns.of_dialogue("corpus", rows),
         "turn_index": pa.array(turns.position[rows], pa.int32()),
         "context": turns.context(rows, inclusive=False),

@@ -45,6 +45,12 @@ class Turns:
         return relist(sizes, entries.take(pa.array(ranges(self.first[rows], sizes))))
 
 
+def row_ids(dialogue_ids, positions):
+    """The id of each turn row, ``<dialogue_id>/<turn position>`` (``sgd/train/1_00000/3``):
+    unique within a split, and the same however the split is built or streamed."""
+    return pc.binary_join_element_wise(dialogue_ids, pc.cast(pa.array(positions, pa.int64()), pa.string()), "/")
+
+
 def rows_where(mask):
     """The turn rows where ``mask`` (a boolean Arrow or numpy array) is true."""
     if isinstance(mask, (pa.Array, pa.ChunkedArray)):

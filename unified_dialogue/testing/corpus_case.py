@@ -1,138 +1,106 @@
-"""The shared corpus test case. A corpus's test declares its fixtures (``tests/fixtures/
-<corpus>/``, a copy in the upstream layout with its checksum table), the expected counts,
-one written-out expected record, its reverse mappings and its catalogue of bad inputs;
-CorpusTestCase runs every check a corpus must pass, on both ``datasets`` lines.
+"""The shared corpus test case, ``CorpusTestCase``: every check a corpus must pass, on both
+``datasets`` lines, run on a small excerpt of the corpus that its test declares.
 
-A bad input is one ``Mutation``: which fixture file to change, how, and the record and
-field the error must name. Each runs for every config that reads the file, prepared and
-streamed.
+It is a pytest test class (a subclass named ``Test<Name>`` is collected by pytest; its
+``pytest_generate_tests`` parametrizes the tests by config, view and bad input), so this
+module imports pytest: it can be imported where pytest is installed, which the package
+itself does not need.
 """
 
 import json
+import os
 import re
 import shutil
 import time
 from collections import Counter
-from dataclasses import dataclass
-from typing import Callable, Optional
+from pathlib import Path
 from urllib.parse import urlparse
 
 import datasets
 import pytest
 
-from conftest import EXPECTED, ONLY_DATASETS_3, ONLY_DATASETS_4_PLUS, checksums, fixture_dir, read_json
-from mirror import Mirror, SilentServer, closed_url
-from unified_dialogue import UNIFIED_FEATURES, load, registry
-from unified_dialogue.core.errors import ChecksumError, DownloadError, MissingFilesError, SourceFormatError
-from unified_dialogue.core.sources import file_sha256
+from .. import UNIFIED_FEATURES, load, registry
+from ..core.errors import ChecksumError, DownloadError, MissingFilesError, SourceFormatError
+from ..core.sources import write_checksum_table
+from .mirror import Mirror, SilentServer, closed_url
+from .mutations import KINDS
 
-# The kinds of bad input every corpus's catalogue covers.
-KINDS = (
-    "truncated", "empty file", "empty list", "not UTF-8", "invalid JSON", "not a list", "wrong type", "missing key",
-    "unknown key", "unknown label", "int32 overflow", "deep nesting", "lone surrogate", "duplicate id",
-    "empty dialogue",
+DATASETS_MAJOR = int(datasets.__version__.split(".")[0])
+ONLY_DATASETS_3 = pytest.mark.skipif(
+    DATASETS_MAJOR >= 4, reason="datasets >= 4 cannot run loading scripts; the import entry point is tested instead"
 )
+ONLY_DATASETS_4_PLUS = pytest.mark.skipif(DATASETS_MAJOR < 4, reason="datasets 3.x still runs loading scripts")
+# The name of a copy's checksum table, in the copy's folder.
+FIXTURE_CHECKSUMS = "SHA256SUMS.tsv"
+
+# Builds of the fixtures, made once per process: ``(corpus, fixtures, checksums, config,
+# options)`` -> the DatasetDict.
+_BUILDS = {}
 
 
-@dataclass(frozen=True)
-class Mutation:
-    """One bad input: ``change`` turns the bytes of the fixture ``file`` into bad ones; the
-    error must name ``file``, ``record`` and ``field`` (and ``also``, where it names a
-    second place)."""
-
-    kind: str
-    file: str
-    change: Callable
-    record: str
-    field: str
-    configs: Optional[tuple] = None  # default: the test case's data_configs
-    also: Optional[str] = None
-    named_file: Optional[str] = None  # the file the error names, where not the changed one
-
-    def __str__(self):
-        return f"{self.kind}: {self.file}: {self.record}: {self.field}"
+def build_once(tmp_path_factory, corpus, fixtures, checksums, config="unified", **options):
+    """``load(corpus, config, **options)`` of the copy in ``fixtures`` with its checksum
+    table, built once per process (later calls return the same DatasetDict)."""
+    key = (corpus, str(fixtures), str(checksums), config, tuple(sorted(options.items())))
+    if key not in _BUILDS:
+        cache_dir = tmp_path_factory.mktemp(f"{corpus}-{config}")
+        _BUILDS[key] = load(corpus, config, data_dir=str(fixtures), checksums=str(checksums),
+                            cache_dir=str(cache_dir), **options)
+    return _BUILDS[key]
 
 
-# ---------------------------------------------------------------- changes, one line each
+def read_json(path):
+    return json.loads(Path(path).read_text(encoding="utf-8"))
 
-def _walk(value, path):
-    *parents, last = [int(p) if p.lstrip("-").isdigit() else p for p in path.split(".")]
-    for key in parents:
-        value = value[key]
-    return value, last
-
-
-def edit(path, new):
-    """Set the value at a dotted path (``0.turns.1.speaker``) of the file's JSON."""
-    def change(data):
-        records = json.loads(data)
-        parent, key = _walk(records, path)
-        parent[key] = new
-        return json.dumps(records, ensure_ascii=False).encode()
-    return change
-
-
-def remove(path):
-    """Delete the key or item at a dotted path of the file's JSON."""
-    def change(data):
-        records = json.loads(data)
-        parent, key = _walk(records, path)
-        del parent[key]
-        return json.dumps(records, ensure_ascii=False).encode()
-    return change
-
-
-def raw(path, text):
-    """Put ``text``, raw JSON text (e.g. an escape json.dumps would not write), at a path."""
-    def change(data):
-        records = json.loads(data)
-        parent, key = _walk(records, path)
-        parent[key] = "\0MARK\0"
-        return json.dumps(records, ensure_ascii=False).replace('"\\u0000MARK\\u0000"', text).encode()
-    return change
-
-
-def replace(old, new):
-    """Replace the first occurrence of bytes ``old``."""
-    def change(data):
-        assert old in data, old
-        return data.replace(old, new, 1)
-    return change
-
-
-def cut(fraction=0.5):
-    return lambda data: data[:int(len(data) * fraction)]
-
-
-def become(content):
-    return lambda data: content
-
-
-def nested(path, depth=100_000):
-    """Nest arrays ``depth`` levels deep at a path."""
-    return raw(path, "[" * depth + "]" * depth)
-
-
-# ---------------------------------------------------------------- the test case
 
 class CorpusTestCase:
+    """The checks every corpus passes. A corpus's test is a subclass that declares its data.
+
+    You must set:
+
+    - ``corpus``: the corpus's name in the registry (a corpus of your own is found through
+      ``UNIFIED_DIALOGUE_CORPORA``, which must be set before pytest collects the test: the
+      parametrization asks the registry);
+    - ``fixtures``: the folder of a small excerpt of the corpus in the upstream layout,
+      holding its checksum table ``SHA256SUMS.tsv`` (the columns of ``checksums.tsv``);
+    - ``expected_counts``: ``{split: {"dialogues": n, "turns": n}}`` of the ``unified``
+      config, for every split the excerpt has;
+    - ``expected_record``: the path of a JSON file holding one ``unified`` record, written
+      out in full;
+    - ``mutations``: the catalogue of bad inputs (``Mutation``), at least one of each kind
+      in ``KINDS`` that the format can have;
+    - where the corpus has task views: ``source_rows(view, split)``, the rows a view has in
+      a split counted in the source files, and ``prefixes(record)``, how a source record is
+      cut after each turn (see their docstrings).
+
+    You may set:
+
+    - ``checksums``: another checksum table of the excerpt;
+    - ``expected_rows``: ``{config: {split: rows}}`` of the other configs;
+    - ``reverse``: ``{config: function(Dataset of a split) -> the split's source records}``,
+      checked to rebuild the source files (as JSON, or byte for byte with ``dump``, a
+      function from a file's source records to its text);
+    - ``data_configs``: the configs that read the data files, where not all do (the
+      mutations apply to them by default);
+    - ``spans``: False where the source annotates no character spans;
+    - ``impossible``: ``{kind: why}`` for the kinds of bad input the format cannot have.
+
+    Tests of what only the corpus has go in the subclass too; they may use the ``build``
+    fixture, ``build(corpus, config="unified", **options)``, a load of the excerpt made
+    once per process.
+    """
+
     corpus = None
-    # {split: {"dialogues": n, "turns": n}} of the unified config.
+    fixtures = None
+    checksums = None
     expected_counts = {}
-    # {config: {split: rows}} of the other configs.
     expected_rows = {}
-    # A file in tests/expected holding one unified record, written out.
     expected_record = None
-    # {config: function(Dataset of a split) -> the split's source records, in order}.
     reverse = {}
-    # function(source records of one file) -> the file's text; None: compare the JSON.
     dump = None
-    # Configs that read the data files (the mutations apply to them by default).
     data_configs = None
-    # Whether the source annotates character spans.
     spans = True
     mutations = ()
-    # Kinds of bad input the format cannot have, and why ({kind: reason}).
     impossible = {}
 
     # ------------------------------------------------------------ parametrisation
@@ -156,16 +124,20 @@ class CorpusTestCase:
         return registry.get(self.corpus)
 
     @property
-    def fixtures(self):
-        return fixture_dir(self.corpus)
+    def checksum_table(self):
+        return str(self.checksums or os.path.join(self.fixtures, FIXTURE_CHECKSUMS))
 
-    @property
-    def checksums(self):
-        return checksums(self.corpus)
+    @pytest.fixture
+    def build(self, tmp_path_factory):
+        """``build(corpus, config="unified", **options)``: the excerpt loaded, once per process."""
+        def _build(corpus, config="unified", **options):
+            assert corpus == self.corpus, f"the {self.corpus} test case builds {self.corpus}, not {corpus}"
+            return build_once(tmp_path_factory, corpus, self.fixtures, self.checksum_table, config, **options)
+        return _build
 
     def load(self, *args, **kwargs):
         kwargs.setdefault("data_dir", str(self.fixtures))
-        kwargs.setdefault("checksums", self.checksums)
+        kwargs.setdefault("checksums", self.checksum_table)
         return load(self.corpus, *args, **kwargs)
 
     def copy(self, tmp_path):
@@ -175,7 +147,8 @@ class CorpusTestCase:
 
     def data_files(self, split):
         """Relative paths of the fixture files of a split."""
-        relpaths = [p.relative_to(self.fixtures).as_posix() for p in self.fixtures.rglob("*") if p.is_file()]
+        fixtures = Path(self.fixtures)
+        relpaths = [p.relative_to(fixtures).as_posix() for p in fixtures.rglob("*") if p.is_file()]
         return self.info.files_of_split(split, relpaths)
 
     # ------------------------------------------------------------ the built data
@@ -202,8 +175,8 @@ class CorpusTestCase:
         raise NotImplementedError(f"{self.corpus}: count the rows of {view} in the source")
 
     def test_each_view_has_as_many_rows_as_the_source_has_turns_for_it(self, build, view):
-        for split, ds in build(self.corpus, view).items():
-            assert ds.num_rows == self.source_rows(view, split) > 0, split
+        for split, ds in build(self.corpus, view).items():  # a chat config has its view's rows
+            assert ds.num_rows == self.source_rows(view.removesuffix("-chat"), split) > 0, split
 
     def prefixes(self, record):
         """``(t, cut, its id, the record's id)`` for each turn t of a source record (parsed
@@ -214,9 +187,11 @@ class CorpusTestCase:
     def test_view_rows_use_nothing_after_their_turn(self, build, tmp_path, view):
         """The row of turn t built from the source dialogue cut after t (mapped to the
         unified schema, canonical values and all, then viewed) is the row built from the
-        whole dialogue."""
+        whole dialogue. A row about a whole dialogue (no turn) is checked on the cut after
+        the dialogue's last turn."""
         copy = self.copy(tmp_path)
         origin = {}  # (split, id of a cut) -> (id of its dialogue, t)
+        last = {}  # (split, id of a dialogue) -> its last turn with a cut
         for split in self.expected_counts:
             for relpath in self.data_files(split):
                 cuts = []
@@ -224,16 +199,19 @@ class CorpusTestCase:
                     for t, cut, cut_id, record_id in self.prefixes(record):
                         cuts.append(cut)
                         origin[(split, cut_id)] = (record_id, t)
+                        last[(split, record_id)] = max(t, last.get((split, record_id), t))
                 (copy / relpath).write_text(json.dumps(cuts, ensure_ascii=False), encoding="utf-8")
         built = load(self.corpus, view, data_dir=str(copy), checksums=write_checksums(copy),
                      cache_dir=str(tmp_path / "cache"))
         checked = 0
         for split, ds in build(self.corpus, view).items():
-            whole = {(original_of(row), turn_of(row)): without_ids(row) for row in ds}
+            # A turn may have several rows (d3st: one per frame), told apart by frame_index.
+            whole = {(original_of(row), turn_of(row), row.get("frame_index")): without_ids(row) for row in ds}
             for row in built[split]:
                 dialogue, t = origin[(split, original_of(row))]
-                if turn_of(row) == t:
-                    assert without_ids(row) == whole[(dialogue, t)], (split, dialogue, t)
+                turn = turn_of(row)
+                if turn == t or (turn is None and t == last[(split, dialogue)]):
+                    assert without_ids(row) == whole[(dialogue, turn, row.get("frame_index"))], (split, dialogue, t)
                     checked += 1
             assert checked, split
         assert checked == sum(ds.num_rows for ds in build(self.corpus, view).values())
@@ -280,7 +258,7 @@ class CorpusTestCase:
             assert all(count == 1 for count in in_parts.values()), union
 
     def test_whole_record_matches_the_expected_one(self, build):
-        expected = read_json(EXPECTED / self.expected_record)
+        expected = read_json(self.expected_record)
         split = expected["split"]
         (record,) = [r for r in build(self.corpus)[split] if r["dialogue_id"] == expected["dialogue_id"]]
         assert record == expected
@@ -290,7 +268,7 @@ class CorpusTestCase:
             rebuilt = self.reverse[config](ds)
             start = 0
             for relpath in self.data_files(split):
-                text = (self.fixtures / relpath).read_text(encoding="utf-8")
+                text = (Path(self.fixtures) / relpath).read_text(encoding="utf-8")
                 source = json.loads(text)
                 part, start = rebuilt[start:start + len(source)], start + len(source)
                 if self.dump is not None:
@@ -377,18 +355,18 @@ class CorpusTestCase:
     def test_a_changed_local_file_is_read_again_not_served_from_the_cache(self, tmp_path):
         copy = self.copy(tmp_path)
         cache = str(tmp_path / "cache")
-        first = load(self.corpus, data_dir=str(copy), checksums=self.checksums, cache_dir=cache)
+        first = load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=cache)
         relpath = self.data_files(next(iter(self.expected_counts)))[0]
         path = copy / relpath
         path.write_bytes(path.read_bytes().rstrip() + b" \n")  # same records, other bytes
         with pytest.raises(ChecksumError, match=relpath):
-            load(self.corpus, data_dir=str(copy), checksums=self.checksums, cache_dir=cache)
-        again = load(self.corpus, data_dir=str(copy), checksums=self.checksums, cache_dir=cache,
+            load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=cache)
+        again = load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=cache,
                      verification_mode="no_checks")
         assert {s: d.to_list() for s, d in again.items()} == {s: d.to_list() for s, d in first.items()}
         # that unchecked build must not answer a load that asks for the checks
         with pytest.raises(ChecksumError, match=relpath):
-            load(self.corpus, data_dir=str(copy), checksums=self.checksums, cache_dir=cache)
+            load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=cache)
 
     def test_a_data_file_the_table_does_not_list_is_an_error(self, build, tmp_path):
         copy = self.copy(tmp_path)
@@ -399,11 +377,11 @@ class CorpusTestCase:
         stray_relpath = stray.relative_to(copy).as_posix()
         if not any(self.info.files_of_split(s, [stray_relpath]) for s in self.info.splits):
             # no file the loader reads: ignored
-            built = load(self.corpus, data_dir=str(copy), checksums=self.checksums, cache_dir=str(tmp_path / "c"))
+            built = load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=str(tmp_path / "c"))
             assert {s: d.to_list() for s, d in built.items()} == {s: d.to_list() for s, d in build(self.corpus).items()}
             return
         with pytest.raises(ChecksumError, match=f"{re.escape(stray_relpath)}.*not in the checksum table"):
-            load(self.corpus, data_dir=str(copy), checksums=self.checksums, cache_dir=str(tmp_path / "c"))
+            load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=str(tmp_path / "c"))
 
     def test_a_copy_lacking_a_file_needs_no_checks(self, tmp_path):
         copy = self.copy(tmp_path)
@@ -412,20 +390,20 @@ class CorpusTestCase:
         (copy / relpath).unlink()
         if sum(len(self.data_files(s)) for s in self.expected_counts) == 1:  # nothing left to load
             with pytest.raises(MissingFilesError, match="holds none of the files"):
-                load(self.corpus, data_dir=str(copy), checksums=self.checksums, verification_mode="no_checks",
+                load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, verification_mode="no_checks",
                      cache_dir=str(tmp_path / "a"))
             return
         with pytest.raises(MissingFilesError, match=f"{relpath}.*verification_mode='no_checks'"):
-            load(self.corpus, data_dir=str(copy), checksums=self.checksums, cache_dir=str(tmp_path / "a"))
+            load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=str(tmp_path / "a"))
         with pytest.raises(MissingFilesError, match=f"{relpath}.*verify=False"):
-            load(self.corpus, data_dir=str(copy), checksums=self.checksums, streaming=True)
-        partial = load(self.corpus, data_dir=str(copy), checksums=self.checksums, cache_dir=str(tmp_path / "b"),
+            load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, streaming=True)
+        partial = load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=str(tmp_path / "b"),
                        verification_mode="no_checks")
         whole = sum(c["dialogues"] for c in self.expected_counts.values())
         assert 0 < sum(ds.num_rows for ds in partial.values()) < whole
         with pytest.raises(MissingFilesError, match=relpath):  # the partial build is not reused
-            load(self.corpus, data_dir=str(copy), checksums=self.checksums, cache_dir=str(tmp_path / "b"))
-        streamed = load(self.corpus, data_dir=str(copy), checksums=self.checksums, streaming=True, verify=False)
+            load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=str(tmp_path / "b"))
+        streamed = load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, streaming=True, verify=False)
         assert {s: list(ds) for s, ds in streamed.items()} == {s: ds.to_list() for s, ds in partial.items()}
 
     @pytest.mark.parametrize("mode", ["basic_checks", "no_checks"])
@@ -449,8 +427,8 @@ class CorpusTestCase:
         server.close()
 
     def test_download_verifies_and_builds_the_same_records(self, build, tmp_path, mirror):
-        downloaded = load(self.corpus, base_url=mirror.url, checksums=self.checksums, cache_dir=str(tmp_path))
-        streamed = load(self.corpus, base_url=mirror.url, checksums=self.checksums, streaming=True)
+        downloaded = load(self.corpus, base_url=mirror.url, checksums=self.checksum_table, cache_dir=str(tmp_path))
+        streamed = load(self.corpus, base_url=mirror.url, checksums=self.checksum_table, streaming=True)
         for split, ds in build(self.corpus).items():
             assert downloaded[split].to_list() == ds.to_list() == list(streamed[split]), split
 
@@ -458,19 +436,19 @@ class CorpusTestCase:
         relpath = self.data_files(next(iter(self.expected_counts)))[0]
         mirror.corrupted.add(relpath)
         with pytest.raises(ChecksumError, match=relpath):
-            load(self.corpus, base_url=mirror.url, checksums=self.checksums, cache_dir=str(tmp_path))
+            load(self.corpus, base_url=mirror.url, checksums=self.checksum_table, cache_dir=str(tmp_path))
         mirror.corrupted.clear()  # the mirror is fixed: the same cache must not fail again
-        fixed = load(self.corpus, base_url=mirror.url, checksums=self.checksums, cache_dir=str(tmp_path))
+        fixed = load(self.corpus, base_url=mirror.url, checksums=self.checksum_table, cache_dir=str(tmp_path))
         assert fixed.num_rows == {s: c["dialogues"] for s, c in self.expected_counts.items()}
 
     def test_a_corrupted_download_read_without_checks_is_not_kept_either(self, tmp_path, mirror):
         relpath = self.data_files(next(iter(self.expected_counts)))[0]
         mirror.corrupted.add(relpath)  # its closing bracket is overwritten: not JSON
         with pytest.raises(SourceFormatError, match=f"^{re.escape(relpath)}: whole file"):
-            load(self.corpus, base_url=mirror.url, checksums=self.checksums, cache_dir=str(tmp_path),
+            load(self.corpus, base_url=mirror.url, checksums=self.checksum_table, cache_dir=str(tmp_path),
                  verification_mode="no_checks")
         mirror.corrupted.clear()
-        fixed = load(self.corpus, base_url=mirror.url, checksums=self.checksums, cache_dir=str(tmp_path),
+        fixed = load(self.corpus, base_url=mirror.url, checksums=self.checksum_table, cache_dir=str(tmp_path),
                      verification_mode="no_checks")
         assert fixed.num_rows == {s: c["dialogues"] for s, c in self.expected_counts.items()}
 
@@ -478,7 +456,7 @@ class CorpusTestCase:
         relpath = self.data_files(next(iter(self.expected_counts)))[0]
         mirror.cut_short.add(relpath)
         with pytest.raises(DownloadError, match=f"{mirror.url}/{relpath}"):
-            load(self.corpus, base_url=mirror.url, checksums=self.checksums, cache_dir=str(tmp_path))
+            load(self.corpus, base_url=mirror.url, checksums=self.checksum_table, cache_dir=str(tmp_path))
 
     @pytest.mark.parametrize("streaming", [False, True])
     def test_a_server_that_never_answers_fails_in_bounded_time(self, tmp_path, streaming):
@@ -486,7 +464,7 @@ class CorpusTestCase:
         started = time.monotonic()
         try:
             with pytest.raises(DownloadError, match=server.url):
-                built = load(self.corpus, base_url=server.url, checksums=self.checksums, cache_dir=str(tmp_path),
+                built = load(self.corpus, base_url=server.url, checksums=self.checksum_table, cache_dir=str(tmp_path),
                              download_timeout=0.5, streaming=streaming)
                 for ds in built.values():
                     list(ds)
@@ -499,7 +477,7 @@ class CorpusTestCase:
         url = closed_url()
         started = time.monotonic()
         with pytest.raises(DownloadError, match=f"could not download {url}/.*data_dir='path/to/copy'") as caught:
-            built = load(self.corpus, base_url=url, checksums=self.checksums, cache_dir=str(tmp_path),
+            built = load(self.corpus, base_url=url, checksums=self.checksum_table, cache_dir=str(tmp_path),
                          streaming=streaming)
             for ds in built.values():
                 list(ds)
@@ -511,7 +489,7 @@ class CorpusTestCase:
     @ONLY_DATASETS_3
     def test_load_dataset_script_gives_the_entry_point_records(self, build, tmp_path, config):
         scripted = datasets.load_dataset(self.info.folder, config, data_dir=str(self.fixtures),
-                                         checksums=self.checksums, cache_dir=str(tmp_path), trust_remote_code=True)
+                                         checksums=self.checksum_table, cache_dir=str(tmp_path), trust_remote_code=True)
         for split, ds in build(self.corpus, config).items():
             assert scripted[split].to_list() == ds.to_list(), split
 
@@ -525,12 +503,7 @@ class CorpusTestCase:
 
 def write_checksums(folder):
     """A checksum table of every file of ``folder`` (a changed copy), next to it."""
-    rows = ["path\tnum_bytes\tsha256"]
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "SHA256SUMS.tsv"):
-        rows.append(f"{path.relative_to(folder).as_posix()}\t{path.stat().st_size}\t{file_sha256(str(path))}")
-    table = folder.parent / "changed.tsv"
-    table.write_text("\n".join(rows) + "\n")
-    return str(table)
+    return write_checksum_table(folder, folder.parent / "changed.tsv", exclude=(FIXTURE_CHECKSUMS,))
 
 
 def spans_of(turn):
@@ -554,7 +527,7 @@ def spans_of(turn):
         yield "segments", segment["text"], segment["start"], segment["end"]
 
 
-ID_FIELDS = ("dialogue_id", "original_id", "dialog_id", "gem_id")
+ID_FIELDS = ("id", "dialogue_id", "original_id", "dialog_id", "gem_id")
 
 
 def original_of(row):

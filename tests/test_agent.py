@@ -1,0 +1,443 @@
+"""SGD as tool-calling conversations (``agent-chat``, ``agent-call-chat``): tool names and
+schemas, the messages checked against the source dialogue by dialogue in every SGD-X
+variant, the Json leaves of each datasets line, rendering through ``apply_chat_template``,
+schema violations, and the tool-call scorer with its gold round trip."""
+
+import copy
+import json
+
+import pyarrow as pa
+import pytest
+
+from unified_dialogue import UNIFIED_FEATURES
+from unified_dialogue.chat import agent, agent_call_chat, agent_chat
+from unified_dialogue.chat.build import templates
+from unified_dialogue.core.errors import SourceFormatError
+from unified_dialogue.scoring.tools import (
+    MalformedOutput, ScoringError, gold_text, parse_tool_calls, score_tool_calls, value_key,
+)
+from unified_dialogue.tools import agent_check
+from loaders.sgd import mapping
+
+VARIANTS = [None, "v1", "v2", "v3", "v4", "v5"]
+
+
+def build_variant(build, config, variant):
+    return build("sgd", config, **({"variant": variant} if variant else {}))
+
+
+def schema(name="Restaurants_1", slots=None, intents=None):
+    return {
+        "service_name": name, "description": "Restaurant search",
+        "slots": slots if slots is not None else [
+            {"name": "city", "description": "City", "is_categorical": False, "possible_values": []},
+            {"name": "price", "description": "Price range", "is_categorical": True,
+             "possible_values": ["cheap", "moderate"]},
+            {"name": "live_music", "description": "Live music", "is_categorical": True, "possible_values": []},
+        ],
+        "intents": intents if intents is not None else [
+            {"name": "FindRestaurants", "description": "Find restaurants", "is_transactional": False,
+             "required_slots": ["city"], "optional_slots": [{"slot": "price", "value": "dontcare"}],
+             "result_slots": ["city", "price"]},
+        ],
+    }
+
+
+# ---------------------------------------------------------------- names and tools
+
+def test_a_tool_name_is_service_and_intent_and_splits_back():
+    assert agent.tool_name("Restaurants_1", "FindRestaurants") == "Restaurants_1__FindRestaurants"
+    assert agent.split_tool_name("Restaurants_1__FindRestaurants") == ("Restaurants_1", "FindRestaurants")
+    assert agent.split_tool_name(agent.tool_name("Events_23", "Search__Events")) == ("Events_23", "Search__Events")
+
+
+@pytest.mark.parametrize("service,intent", [
+    ("Bad service", "Find"),  # a character the rule refuses
+    ("A__B", "Find"),  # the separator inside the service
+    ("Trailing_", "Find"),  # would split at the wrong place
+    ("S" * 40, "I" * 30),  # longer than 64
+    ("", "Find"),
+])
+def test_other_pairs_get_a_valid_name_that_does_not_split(service, intent):
+    name = agent.tool_name(service, intent)
+    assert agent.NAME.fullmatch(name)
+    with pytest.raises(ValueError, match="not a tool name"):
+        agent.split_tool_name(name)
+    assert agent.tool_table([schema(service, intents=[{**schema()["intents"][0], "name": intent}])]) == \
+        {name: (service, intent)}
+
+
+def test_a_name_standing_for_two_pairs_is_an_error_naming_both(monkeypatch):
+    monkeypatch.setattr(agent, "tool_name", lambda service, intent: "same")
+    two = [schema("A_1"), schema("B_1")]
+    with pytest.raises(ValueError, match=r"'same' stands for both \('A_1', 'FindRestaurants'\) and \('B_1'"):
+        agent.tool_table(two)
+
+
+def test_parameters_required_then_optional_with_defaults_enum_for_categorical():
+    (tool,) = agent.service_tools(schema())
+    assert tool == {"type": "function", "function": {
+        "name": "Restaurants_1__FindRestaurants",
+        "description": "Find restaurants (service: Restaurant search)",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "description": "City"},
+                "price": {"type": "string", "description": "Price range", "enum": ["cheap", "moderate"],
+                          "default": "dontcare"},
+            },
+            "required": ["city"],
+            "additionalProperties": False,
+        }}}
+    # a categorical slot without possible values has no enum: JSON schema needs one value at least
+    assert agent.slot_property(schema()["slots"][2]) == {"type": "string", "description": "Live music"}
+
+
+def test_an_intent_naming_an_unknown_slot_is_an_error_naming_it():
+    intent = {**schema()["intents"][0], "required_slots": ["town"]}
+    with pytest.raises(ValueError, match="Restaurants_1: intent FindRestaurants: required_slots names 'town'"):
+        agent.service_tools(schema(intents=[intent]))
+
+
+def test_results_are_a_json_list_of_objects_that_parses_back():
+    result = {"domain": "X_1", "results": [[{"slot": "b", "value": "2"}, {"slot": "a", "value": "é"}], []]}
+    text = agent.results_text(result)
+    assert text == '[{"b": "2", "a": "é"}, {}]'
+    assert json.loads(text) == agent.results_of(result)
+
+
+def test_plain_messages_drop_placeholders_and_parse_arguments():
+    messages = [{"role": "user", "content": "hi", "tool_calls": None, "name": None},
+                {"role": "assistant", "content": "", "name": None,
+                 "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": '{"a": "1"}'}}]}]
+    assert agent.plain_messages(messages) == [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "", "tool_calls": [{"type": "function",
+                                                             "function": {"name": "f", "arguments": {"a": "1"}}}]}]
+    tools = [{"type": "function", "function": {"name": "f", "description": "", "parameters": '{"type": "object"}'}}]
+    assert agent.plain_tools(tools)[0]["function"]["parameters"] == {"type": "object"}
+
+
+# ---------------------------------------------------------------- the configs
+
+def source_dialogues(build, variant):
+    """The source dialogues of each split, as the ``original`` config gives them."""
+    return {split: [mapping.original_to_source(row) for row in ds]
+            for split, ds in build_variant(build, "original", variant).items()}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_message_call_result_and_tool_is_the_sources(build, variant):
+    chats = build_variant(build, "agent-chat", variant)
+    calls = build_variant(build, "agent-call-chat", variant)
+    schemas = {split: {row["service_name"]: row for row in ds}
+               for split, ds in build_variant(build, "schema", variant).items()}
+    instruction = agent.instruction_text()
+    for split, dialogues in source_dialogues(build, variant).items():
+        rows = chats[split]
+        assert [r["original_id"] for r in rows] == [d["dialogue_id"] for d in dialogues]
+        assert [r["id"] for r in rows] == [f"sgd/{split}/{d['dialogue_id']}" for d in dialogues]
+        by_dialogue = {}
+        for row in calls[split]:
+            by_dialogue.setdefault(row["dialogue_id"], []).append(row)
+        service_calls = 0
+        for dialogue, row in zip(dialogues, rows):
+            assert agent_check.dialogue_mismatches(dialogue, row, schemas[split], instruction) == [], row["id"]
+            own = by_dialogue.pop(row["id"], [])
+            turns = [t for t, turn in enumerate(dialogue["turns"]) for f in turn["frames"] if "service_call" in f]
+            assert [r["turn_index"] for r in own] == turns
+            assert [r["id"] for r in own] == [f"{row['id']}/{t}" for t in turns]
+            for call_row in own:
+                assert agent_check.call_row_mismatches(call_row, row) == [], call_row["id"]
+            service_calls += len(turns)
+        assert not by_dialogue
+        assert calls[split].num_rows == service_calls > 0
+
+
+@pytest.mark.parametrize("variant", ["v1", "v4"])
+def test_a_variant_uses_its_own_names_and_descriptions_throughout(build, variant):
+    plain = build("sgd", "agent-call-chat")["train"][0]
+    varied = build_variant(build, "agent-call-chat", variant)["train"][0]
+    assert varied["id"] == plain["id"]
+    names = [t["function"]["name"] for t in varied["tools"]]
+    assert set(names).isdisjoint(t["function"]["name"] for t in plain["tools"])
+    assert [t["function"]["description"] for t in varied["tools"]] != \
+        [t["function"]["description"] for t in plain["tools"]]
+    (call,) = varied["completion"][0]["tool_calls"]
+    assert call["function"]["name"] in names
+    properties = agent.loaded(varied["tools"][names.index(call["function"]["name"])]["function"]["parameters"])
+    assert set(agent.loaded(call["function"]["arguments"])) <= set(properties["properties"])
+    assert [m["content"] for m in varied["prompt"][1:]] == [m["content"] for m in plain["prompt"][1:]]
+
+
+def test_the_leaves_of_varying_shape_are_json_where_datasets_has_it(build):
+    row = build("sgd", "agent-call-chat")["train"][0]
+    arguments = row["completion"][0]["tool_calls"][0]["function"]["arguments"]
+    parameters = row["tools"][0]["function"]["parameters"]
+    if agent.HAS_JSON:
+        assert isinstance(arguments, dict) and isinstance(parameters, dict)
+    else:  # the same content as JSON text, as json.dumps writes it
+        assert isinstance(arguments, str) and isinstance(parameters, str)
+        assert agent.dumps(json.loads(arguments)) == arguments
+        assert agent.dumps(json.loads(parameters)) == parameters
+
+
+def test_a_user_instruction_replaces_the_default():
+    unified = pa.Table.from_pylist([minimal_record()], schema=UNIFIED_FEATURES.arrow_schema)
+    (row,) = agent_chat.table(unified, instruction="Be brief.").to_pylist()
+    assert row["messages"][0] == {"role": "system", "content": "Be brief.", "tool_calls": None, "name": None}
+    (default,) = agent_chat.table(unified).to_pylist()
+    assert default["messages"][0]["content"] == templates()["agent"]["default"]
+
+
+def minimal_record(method="FindRestaurants"):
+    """A unified SGD record of two turns, the system turn with a call."""
+    def turn(role, utterance, **parts):
+        return {"roles": [role], "utterance": utterance, "frames": [{"service": "Restaurants_1", "unseen": False,
+                                                                    "slots": []}], "dialog_acts": [], **parts}
+    return {
+        "dialogue_id": "sgd/train/1_00000", "original_id": "1_00000", "corpus": "sgd", "split": "train",
+        "domain": ["Restaurants_1"],
+        "knowledge": {"type": "schema", "value": {"text": None, "schema": [schema()]}},
+        "dialog": [
+            turn("USER", "Find me a place in Paris."),
+            turn("SYSTEM", "Here is one.",
+                 query={"domain": "Restaurants_1", "method": method,
+                        "parameters": [{"slot": "city", "value": "Paris"}]},
+                 querying_result={"domain": "Restaurants_1", "results": [[{"slot": "city", "value": "Paris"}]]}),
+        ],
+    }
+
+
+def test_a_call_of_an_intent_outside_the_schemas_is_an_error_naming_dialogue_and_turn():
+    unified = pa.Table.from_pylist([minimal_record("BookTable")], schema=UNIFIED_FEATURES.arrow_schema)
+    with pytest.raises(SourceFormatError, match=r"dialogue sgd/train/1_00000: field 'dialog\[1\]\.query': "
+                                                r"Restaurants_1\.BookTable is not an intent"):
+        agent_call_chat.table(unified)
+
+
+def test_a_schema_the_tools_cannot_take_is_an_error_naming_the_service():
+    record = minimal_record()
+    record["knowledge"]["value"]["schema"][0]["intents"][0]["required_slots"] = ["town"]
+    unified = pa.Table.from_pylist([record], schema=UNIFIED_FEATURES.arrow_schema)
+    with pytest.raises(SourceFormatError, match=r"service Restaurants_1: field 'knowledge.value.schema': .*'town'"):
+        agent_chat.table(unified)
+
+
+def test_results_without_a_call_are_an_error_naming_the_turn():
+    record = minimal_record()
+    record["dialog"][1]["query"] = None
+    unified = pa.Table.from_pylist([record], schema=UNIFIED_FEATURES.arrow_schema)
+    with pytest.raises(SourceFormatError,
+                       match=r"field 'dialog\[1\]\.querying_result': the turn has results but no call"):
+        agent_chat.table(unified)
+
+
+# ---------------------------------------------------------------- schema violations
+
+def test_the_fixture_calls_keep_to_their_schemas(build):
+    pytest.importorskip("jsonschema")
+    for ds in build("sgd", "agent-chat").values():
+        assert [v for row in ds for v in agent_check.violations(row)] == []
+
+
+def test_violations_are_counted_per_kind():
+    pytest.importorskip("jsonschema")
+    unified = pa.Table.from_pylist([minimal_record()], schema=UNIFIED_FEATURES.arrow_schema)
+    (row,) = agent_chat.table(unified).to_pylist()
+    broken = copy.deepcopy(row)
+    call = broken["messages"][2]["tool_calls"][0]["function"]
+    call["arguments"] = agent.dumps({"price": "Cheap", "stars": "5"})  # no city; a price outside; an unknown slot
+    kinds = sorted(kind for kind, _ in agent_check.violations(broken))
+    assert kinds == sorted([agent_check.KINDS["required"], agent_check.KINDS["enum"],
+                            agent_check.KINDS["additionalProperties"]])
+    (example,) = [e for k, e in agent_check.violations(broken) if k == agent_check.KINDS["enum"]]
+    assert (example["dialogue"], example["turn"], example["tool"], example["at"]) == \
+        ("sgd/train/1_00000", 1, "Restaurants_1__FindRestaurants", "price")
+
+
+# ---------------------------------------------------------------- apply_chat_template
+
+TOOLS_TEMPLATE = (
+    "{%- if tools %}<tools>{% for tool in tools %}{{ tool | tojson }}\n{% endfor %}</tools>{% endif %}"
+    "{%- for message in messages %}<|{{ message.role }}|>{% if message.name %}[{{ message.name }}]{% endif %}"
+    "{{ message.content }}{% if message.tool_calls %}{% for call in message.tool_calls %}"
+    "<tool_call>{{ call.function | tojson }}</tool_call>{% endfor %}{% endif %}<|end|>{% endfor %}"
+    "{%- if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    pytest.importorskip("transformers")
+    pytest.importorskip("jinja2")  # transformers renders chat templates with it
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    words = Tokenizer(models.WordLevel({"[UNK]": 0, "<|end|>": 1}, unk_token="[UNK]"))
+    words.pre_tokenizer = pre_tokenizers.Whitespace()
+    made = PreTrainedTokenizerFast(tokenizer_object=words, unk_token="[UNK]", eos_token="<|end|>")
+    made.chat_template = TOOLS_TEMPLATE
+    return made
+
+
+def render(tokenizer, messages, tools, **options):
+    return tokenizer.apply_chat_template(agent.plain_messages(messages), tools=agent.plain_tools(tools),
+                                         tokenize=False, **options)
+
+
+def test_apply_chat_template_renders_every_tool_call_and_result(build, tokenizer):
+    for ds in build("sgd", "agent-chat").values():
+        for row in ds:
+            text = render(tokenizer, row["messages"], row["tools"])
+            for tool in agent.plain_tools(row["tools"]):
+                function = tool["function"]
+                assert json.dumps(function["name"]) in text and function["description"] in text
+                for slot, prop in function["parameters"]["properties"].items():
+                    assert json.dumps(slot) in text and prop["description"] in text
+            position = 0
+            for message in agent.plain_messages(row["messages"]):
+                position = text.index(f"<|{message['role']}|>", position)  # in order
+                assert text.startswith(message["content"], text.index("|>", position) + 2 +
+                                       (len(message["name"]) + 2 if "name" in message else 0))
+                for call in message.get("tool_calls", []):
+                    rendered = json.loads(text[text.index("<tool_call>", position) + 11:
+                                               text.index("</tool_call>", position)])
+                    assert rendered == call["function"]
+
+
+def test_apply_chat_template_prompt_then_completion_as_trl_renders_them(build, tokenizer):
+    for ds in build("sgd", "agent-call-chat", variant="v3").values():
+        for row in ds:
+            prompt = render(tokenizer, row["prompt"], row["tools"], add_generation_prompt=True)
+            whole = render(tokenizer, row["prompt"] + row["completion"], row["tools"])
+            assert prompt.endswith("<|assistant|>")
+            assert whole.startswith(prompt[:-len("<|assistant|>")])
+            call = agent.plain_messages(row["completion"])[0]["tool_calls"][0]["function"]
+            assert whole.endswith(f"<tool_call>{json.dumps(call, ensure_ascii=False)}</tool_call><|end|>") or \
+                json.loads(whole[whole.rindex("<tool_call>") + 11:whole.rindex("</tool_call>")]) == call
+
+
+# ---------------------------------------------------------------- the scorer
+
+ROW = {
+    "id": "sgd/train/1_00000/1",
+    "completion": [{"role": "assistant", "content": "", "name": None, "tool_calls": [{"type": "function", "function": {
+        "name": "Restaurants_1__FindRestaurants", "arguments": '{"city": "San Jose", "price": "moderate"}'}}]}],
+    "tools": agent.service_tools(schema()),
+}
+
+
+@pytest.mark.parametrize("text", [
+    '{"name": "f", "arguments": {"a": "1"}}',
+    '[{"name": "f", "arguments": {"a": "1"}}]',
+    '<tool_call>\n{"name": "f", "arguments": {"a": "1"}}\n</tool_call>',
+    '<tool_call>{"name": "f", "arguments": {"a": "1"}}',  # the closing tag cut off
+    '{"type": "function", "function": {"name": "f", "arguments": "{\\"a\\": \\"1\\"}"}}',
+    '{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": {"a": "1"}}}]}',
+    'Sure, calling it now.\n```json\n{"name": "f", "parameters": {"a": "1"}}\n```',
+    'I will call {"name": "f", "arguments": {"a": "1"}} now',
+])
+def test_the_usual_encodings_parse(text):
+    assert parse_tool_calls(text)[0] == ("f", {"a": "1"})
+
+
+@pytest.mark.parametrize("text", ["", "no call here", '{"arguments": {}}', '{"name": "f", "arguments": "{bad"}',
+                                  '{"name": "f", "arguments": [1]}', '"just a string"'])
+def test_malformed_output_raises(text):
+    with pytest.raises(MalformedOutput):
+        parse_tool_calls(text)
+
+
+def test_values_compare_in_the_schemas_spelling_or_normalised():
+    price = {"enum": ["cheap", "Very Expensive"]}
+    assert value_key(" very expensive ", price) == "Very Expensive"
+    assert value_key("CHEAP", price) == "cheap"
+    assert value_key("  San   JOSE ", None) == value_key('"san jose"', None) == "san jose"
+    assert value_key(True, {"enum": ["True", "False"]}) == "True"
+    assert value_key(2.0, None) == value_key(2, None) == "2"
+
+
+def test_scores_of_right_partly_right_wrong_and_malformed_calls():
+    rows = [dict(ROW, id=f"r{k}") for k in range(4)]
+    predictions = {
+        "r0": '{"name": "Restaurants_1__FindRestaurants", "arguments": {"city": "san jose", "price": "Moderate"}}',
+        "r1": '{"name": "Restaurants_1__FindRestaurants", "arguments": {"city": "San Jose", "price": "cheap"}}',
+        "r2": '{"name": "Other_1__Find", "arguments": {"city": "San Jose"}}',
+        "r3": "I cannot help with that.",
+    }
+    scores = score_tool_calls(predictions, rows)
+    assert scores["call_accuracy"] == 0.5
+    assert scores["joint_accuracy"] == 0.25
+    assert scores["argument_precision"] == 3 / 5  # r0: 2 of 2, r1: 1 of 2, r2: 0 of 1 (wrong function)
+    assert scores["argument_recall"] == 3 / 8
+    assert scores["argument_f1"] == pytest.approx(2 * (3 / 5) * (3 / 8) / (3 / 5 + 3 / 8))
+    assert (scores["malformed"], scores["malformed_ids"]) == (1, ["r3"])
+
+
+def test_missing_and_unknown_ids():
+    with pytest.raises(ScoringError, match="r1"):
+        score_tool_calls({"r0": gold_text(ROW)}, [dict(ROW, id="r0"), dict(ROW, id="r1")])
+    with pytest.raises(ScoringError, match="nowhere"):
+        score_tool_calls({"nowhere": "{}"}, [dict(ROW, id="r0")], allow_missing=True)
+    scores = score_tool_calls({"r0": gold_text(ROW)}, [dict(ROW, id="r0"), dict(ROW, id="r1")], allow_missing=True)
+    assert (scores["missing"], scores["missing_ids"], scores["call_accuracy"]) == (1, ["r1"], 0.5)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_gold_completions_score_one_everywhere(build, variant):
+    for ds in build_variant(build, "agent-call-chat", variant).values():
+        for form in ("json", "tool_call", "openai"):
+            scores = score_tool_calls({row["id"]: gold_text(row, form) for row in ds}, ds)
+            assert {k: v for k, v in scores.items() if k.endswith(("accuracy", "precision", "recall", "f1"))} == \
+                dict.fromkeys(["call_accuracy", "joint_accuracy", "argument_precision", "argument_recall",
+                               "argument_f1"], 1.0), (variant, form)
+            assert scores["malformed"] == scores["missing"] == scores["extra_calls"] == 0
+
+
+def test_the_instruction_is_an_option_given_at_load_time(build):
+    from conftest import checksums, fixture_dir
+    from unified_dialogue import load
+
+    for config in ("agent-chat", "agent-call-chat"):
+        ds = build("sgd", config, instruction="Call the tools.")["validation"]
+        key = "messages" if config == "agent-chat" else "prompt"
+        assert {row[key][0]["content"] for row in ds} == {"Call the tools."}
+        streamed = load("sgd", config, split="validation", streaming=True, instruction="Call the tools.",
+                        data_dir=str(fixture_dir("sgd")), checksums=checksums("sgd"))
+        assert list(streamed) == ds.to_list()
+
+
+def test_the_check_command_on_the_fixtures(tmp_path, capsys):
+    pytest.importorskip("jsonschema")
+    from conftest import checksums, fixture_dir
+
+    status = agent_check.main(["--data-dir", str(fixture_dir("sgd")), "--checksums", checksums("sgd"),
+                               "--cache-dir", str(tmp_path), "--variant", "v2"])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0 and report["variant"] == "v2"
+    for split in report["splits"].values():
+        assert split["counts"]["mismatched_dialogues"] == 0
+        assert split["counts"]["tool_calls"] == split["counts"]["service_calls"] == split["counts"]["call_rows"]
+        assert {form: scores["joint_accuracy"] for form, scores in split["gold_round_trip"].items()} == \
+            {"json": 1.0, "tool_call": 1.0, "openai": 1.0}
+
+
+def test_the_scoring_command_scores_tool_calls_of_a_variant(build, tmp_path):
+    from conftest import checksums, fixture_dir
+    from unified_dialogue.scoring.__main__ import main
+    from unified_dialogue.scoring.rows import load_json
+
+    rows = build("sgd", "agent-call-chat", variant="v5")["validation"]
+    texts = {row["id"]: gold_text(row, "tool_call") for row in rows}
+    first = rows[0]["id"]
+    texts[first] = "I would rather not."
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in texts.items()))
+    output = tmp_path / "metrics.json"
+    main(["--corpus", "sgd", "--config", "agent-call-chat", "--split", "validation", "--variant", "v5",
+          "--data-dir", str(fixture_dir("sgd")), "--checksums", checksums("sgd"), "--cache-dir", str(tmp_path / "c"),
+          "--predictions", str(predictions), "--output", str(output)])
+    metrics = load_json(output)
+    assert (metrics["malformed"], metrics["malformed_ids"]) == (1, [first])
+    assert metrics["call_accuracy"] == (rows.num_rows - 1) / rows.num_rows

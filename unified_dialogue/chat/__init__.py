@@ -1,0 +1,56 @@
+"""Chat: the rows of every task view as conversations, in the format Hugging Face's
+tooling reads (TRL's conversational format): ``prompt``, a list of ``{role, content}``
+messages (a ``system`` message with the instruction and the row's grounding, then the
+dialogue's turns as ``user`` and ``assistant``), ``completion``, the one ``assistant``
+message to learn, and ``messages``, the two joined; with the row's ``id``, ``dialogue_id``
+and ``turn_index``. The features are the same for every view and corpus, so chat rows
+concatenate.
+
+The responding side of each corpus is the ``assistant`` (SGD ``SYSTEM``, CCPE-M
+``ASSISTANT``, FaithDial ``Wizard``), the other the ``user``. One module per view
+(``dst``, ``nlg``, ``response``, ``nlu``), each with ``messages(row, instruction)``: the
+chat of one view row, pure Python; its docstring says what each message holds. The
+instructions are data (``templates.json``, one ``default`` per view); a user gives their
+own as the option ``instruction``. A corpus offers ``<view>-chat`` as a config of its loader
+(``config``); ``apply`` computes it on any unified ``Dataset``.
+"""
+
+from .. import views
+from ..core.errors import ConfigError
+from ..core.options import Option
+from . import dst, nlg, nlu, response
+from .build import FEATURES, instruction, templates
+
+SUFFIX = "-chat"
+INSTRUCTION = Option("instruction", str, None,
+                     "The instruction the system message begins with (default: the view's default template, "
+                     "unified_dialogue/chat/templates.json).")
+MODULES = {"dst": dst, "nlg": nlg, "response": response, "nlu": nlu}
+# One record per chat config, as views.View: a chat config is a view whose rows are the
+# rows of the view it renders, as chat.
+CHAT_VIEWS = {name: views.View.of(module, key=("id",), options=(INSTRUCTION,), name=f"{name}{SUFFIX}")
+              for name, module in MODULES.items()}
+
+
+def get(view):
+    """The chat record of ``view`` (``dst`` or ``dst-chat``, ...)."""
+    name = view.removesuffix(SUFFIX)
+    if name not in CHAT_VIEWS:
+        raise ConfigError(f"no chat rendering of view {view!r}: there is one for {', '.join(CHAT_VIEWS)}")
+    return CHAT_VIEWS[name]
+
+
+def config(view, **options):
+    """The ``<view>-chat`` config of a loader, with the view's corpus options (those of
+    ``views.config``: the responding ``role``, ...). The ``instruction`` is the user's,
+    given at load time: ``load("sgd", "dst-chat", instruction="...")``."""
+    return views.config(get(view), **options)
+
+
+def apply(view, dataset, batch_size=256, **options):
+    """The ``<view>-chat`` rows of a unified ``datasets.Dataset`` (any data in the unified
+    features), with the corpus options of ``config`` and, if given, an ``instruction``."""
+    return views.apply(get(view), dataset, batch_size=batch_size, **options)
+
+
+__all__ = ["CHAT_VIEWS", "FEATURES", "INSTRUCTION", "MODULES", "apply", "config", "get", "instruction", "templates"]

@@ -1,0 +1,215 @@
+"""The rows of a chat config, built from a batch of unified records: the view's rows, then
+each row's messages. The same messages as each chat module's ``messages`` (tests check it
+row by row), made faster: the turns of the conversation are taken from the view's context
+as Arrow columns (the bulk of the data, which Python would copy), and a module gives the
+system messages and completions of a whole table from its Arrow columns where it can
+(``systems``, ``targets``), else row by row in Python (``system``, ``target``)."""
+
+import functools
+import json
+from importlib import resources
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from datasets import Features
+
+from .. import views
+from ..core.features import INT, STRING
+from ..views.turns import Turns, lengths, parents, relist, starts
+from .text import ASSISTANT, JOIN, SYSTEM, USER, services_text
+
+MESSAGE = {"role": STRING, "content": STRING}
+FEATURES = Features({
+    "id": STRING,
+    "dialogue_id": STRING,
+    "turn_index": INT,
+    "prompt": [MESSAGE],
+    "completion": [MESSAGE],
+    "messages": [MESSAGE],
+})
+SCHEMA = FEATURES.arrow_schema
+MESSAGE_TYPE = SCHEMA.field("prompt").type.value_type
+
+
+def templates():
+    """``{view: {name: instruction}}`` of ``templates.json``; each view has a ``default``."""
+    return json.loads(resources.files(__package__).joinpath("templates.json").read_text(encoding="utf-8"))
+
+
+def instruction(view, given=None):
+    """The instruction of a chat config: the one ``given``, else the view's default."""
+    return templates()[view]["default"] if given is None else given
+
+
+def view_table(name, **options):
+    """The function from unified tables to the rows of view ``name``, with its corpus options."""
+    view = views.get(name)
+    views.check_corpus_options(view, options)
+    return functools.partial(view.module.table, **options)
+
+
+def messages_array(roles, contents):
+    return pa.StructArray.from_arrays([pa.array(roles, pa.string()), pa.array(contents, pa.string())],
+                                      fields=list(MESSAGE_TYPE))
+
+
+def turn_messages(sizes, utterances, assistant):
+    """Each row's turns as messages (a list array): ``sizes``, each row's number of turns;
+    ``utterances``, every turn's text, row after row; ``assistant``, whether each is the
+    assistant's (numpy). Consecutive turns of one side are one message, joined by a line
+    break, as ``text.conversation`` joins them."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    row = np.repeat(np.arange(len(sizes)), sizes)
+    new = np.ones(len(row), dtype=bool)
+    new[1:] = (assistant[1:] != assistant[:-1]) | (row[1:] != row[:-1])
+    if not new.all():
+        group_sizes = np.bincount(np.cumsum(new) - 1)
+        utterances = pc.binary_join(relist(group_sizes, utterances), JOIN)
+        sizes = np.bincount(row[new], minlength=len(sizes))
+    roles = pc.if_else(pa.array(assistant[new]), ASSISTANT, USER)
+    return relist(sizes, pa.StructArray.from_arrays([roles, utterances], fields=list(MESSAGE_TYPE)))
+
+
+def prompts_and_messages(system, turns, completion):
+    """Each row's prompt, ``[system[i], *turns[i]]``, and its messages, the prompt then
+    ``completion[i]`` (list arrays); ``system`` and ``completion`` StructArrays of
+    messages, ``turns`` a list array of them. One array of every message, taken twice."""
+    n, size = len(system), lengths(turns)
+    total = int(size.sum())
+    values = pa.concat_arrays([system, turns.flatten(), completion])
+    turn_at = n + np.arange(total)  # where each turn is in ``values``
+    within = np.arange(total) - np.repeat(starts(turns), size)
+    out = []
+    for tail in (0, 1):
+        sizes = size + 1 + tail
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        index = np.empty(int(sizes.sum()), dtype=np.int64)
+        index[offsets] = np.arange(n)
+        index[np.repeat(offsets, size) + 1 + within] = turn_at
+        if tail:
+            index[offsets + sizes - 1] = n + total + np.arange(n)
+        out.append(relist(sizes, values.take(pa.array(index))))
+    return out
+
+
+def services_so_far(unified, dialogue_ids, turn_indices):
+    """For each row (a turn of ``unified``, by dialogue id and position), the schemas of
+    the services its dialogue has used in its frames up to and including that turn, in the
+    order of first use, as text (the ``Services:`` part of a system message; "" without)."""
+    schemas = unified.column("knowledge").combine_chunks().field("value").field("schema")
+    by_name = {}
+    if schemas.null_count < len(schemas):
+        flat = schemas.flatten()
+        first = {}
+        for position, name in enumerate(flat.field("service_name").to_pylist()):
+            first.setdefault(name, position)  # a service has one schema within a batch (one split)
+        picked = flat.take(pa.array(list(first.values()), pa.int64())).to_pylist()
+        by_name = dict(zip(first, picked))
+    turns = Turns(unified)
+    frames = turns.field("frames")
+    turn_services = [[] for _ in range(len(turns))]
+    for turn, service in zip(parents(frames).tolist(), frames.flatten().field("service").to_pylist()):
+        turn_services[turn].append(service)
+    so_far, used, last_dialogue = [], (), None
+    for services, dialogue in zip(turn_services, turns.dialogue.tolist()):
+        if dialogue != last_dialogue:
+            used, last_dialogue = (), dialogue
+        for service in services:
+            if service not in used:
+                used = used + (service,)
+        so_far.append(used)
+    first_turn = np.concatenate([[0], np.cumsum(np.bincount(turns.dialogue, minlength=unified.num_rows))]).tolist()
+    first_of = dict(zip(unified.column("dialogue_id").to_pylist(), first_turn))
+    texts, out = {}, []
+    for dialogue_id, turn_index in zip(dialogue_ids, turn_indices):
+        used = so_far[first_of[dialogue_id] + turn_index]
+        text = texts.get(used)
+        if text is None:
+            text = texts[used] = services_text([by_name[s] for s in used if s in by_name])
+        out.append(text)
+    return out
+
+
+def chat_table(unified, module, view_table, instruction, sides, extra=None):
+    """The chat rows of a pa.Table of unified records. ``module``: the chat module (its
+    ``system``, ``target`` and ``COLUMNS``; or ``systems`` and ``targets`` of all rows at
+    once, where it has them); ``view_table``: the view's function;
+    ``sides(rows)``: ``(sizes, utterances, assistant)`` of each row's turns (see
+    ``turn_messages``); ``extra``: keyword arguments of ``module.system``."""
+    rows = view_table(unified)
+    n = rows.num_rows
+    ids = rows.column("id").combine_chunks()
+    if "dialogue_id" in rows.column_names:
+        dialogue_ids = rows.column("dialogue_id").combine_chunks()
+        turn_indices = rows.column("turn_index").combine_chunks()
+    else:  # nlg: GEM's columns
+        dialogue_ids = pc.replace_substring_regex(ids, r"/[0-9]+$", "")
+        turn_indices = rows.column("turn_id").combine_chunks()
+    services = services_so_far(unified, dialogue_ids.to_pylist(), turn_indices.to_pylist())
+    # Each module's system and target per row, from the columns it needs; or of every
+    # row at once, from the Arrow columns (``systems``, ``targets``), where it has them.
+    columns = [c for c in getattr(module, "TABLE_COLUMNS", module.COLUMNS) if c != "context"]
+    plain = rows.select(columns).to_pylist() if columns else None
+    if hasattr(module, "systems"):
+        systems = module.systems(rows, instruction, services)
+    else:
+        systems = [module.system(row, instruction, part, **(extra or {})) for row, part in zip(plain, services)]
+    targets = module.targets(rows) if hasattr(module, "targets") else [module.target(row) for row in plain]
+    system = messages_array([SYSTEM] * n, systems)
+    completion = messages_array([ASSISTANT] * n, targets)
+    prompts, messages = prompts_and_messages(system, turn_messages(*sides(rows)), completion)
+    columns = {
+        "id": ids,
+        "dialogue_id": dialogue_ids,
+        "turn_index": pc.cast(turn_indices, pa.int32()),
+        "prompt": prompts,
+        "completion": relist(np.ones(n, dtype=np.int64), completion),
+        "messages": messages,
+    }
+    return pa.Table.from_arrays([columns[name] for name in SCHEMA.names], schema=SCHEMA)
+
+
+# ---------------------------------------------------------------- each view's turns
+
+def context_sides(rows, assistant_of):
+    """Sizes, utterances and sides of a ``context`` column (``[{role, utterance}]``);
+    ``assistant_of(roles, row_of_each)``: whether each turn is the assistant's (numpy)."""
+    context = rows.column("context").combine_chunks()
+    flat = context.flatten()
+    return lengths(context), flat.field("utterance"), assistant_of(flat.field("role"), parents(context), context)
+
+
+def _np(array):
+    return pc.fill_null(array, False).to_numpy(zero_copy_only=False)
+
+
+def dst_sides(rows):
+    """The user is the role of a row's last turn."""
+    def assistant_of(roles, row, context):
+        last = starts(context) + lengths(context) - 1
+        user = roles.take(pa.array(last)).take(pa.array(row))
+        return ~_np(pc.equal(roles, user))
+    return context_sides(rows, assistant_of)
+
+
+def response_sides(rows):
+    """The assistant is the row's responding role."""
+    def assistant_of(roles, row, context):
+        responding = rows.column("role").combine_chunks().take(pa.array(row))
+        return _np(pc.equal(roles, responding))
+    return context_sides(rows, assistant_of)
+
+
+def nlg_sides(rows):
+    """The utterances alternate back from the last, the user's."""
+    context = rows.column("context").combine_chunks()
+    size = lengths(context)
+    back = np.repeat(size, size) - 1 - (np.arange(int(size.sum())) - np.repeat(starts(context), size))
+    return size, context.flatten(), back % 2 == 1
+
+
+def nlu_sides(rows):
+    """The utterance alone, the user's."""
+    return np.ones(rows.num_rows, dtype=np.int64), rows.column("utterance").combine_chunks(), \
+        np.zeros(rows.num_rows, dtype=bool)

@@ -1,0 +1,124 @@
+"""The response rows as chat: the grounding and the turns before, then the response.
+
+``response-chat``, for response generation: one row per turn of the responding side, the ``assistant``
+(SGD: system, CCPE-M: assistant, FaithDial: Wizard):
+- ``system``: the instruction, then the grounding the row has: SGD, the schemas of the
+  services used up to and including the turn, and the turn's service call with its results
+  (``Service call: Service.Method(slot=value, …)``, then ``Results:`` one line each, or
+  ``none``); FaithDial, the knowledge sentence of the response (``Knowledge: …``); CCPE-M,
+  the instruction alone;
+- then the turns before the response: the responding role's as ``assistant``, the others
+  as ``user`` (consecutive turns of one side are one message, joined by a line break);
+- ``completion``: the response.
+"""
+
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import build
+from ..views.turns import lengths, relist, starts
+from .text import ASSISTANT, USER, compose, conversation, services_text, system_text, value, written_values
+
+NAME = "response"
+FEATURES = build.FEATURES
+# The columns of a response row its messages are made of.
+COLUMNS = ("context", "role", "response", "query", "querying_result", "knowledge")
+# The table path reads the rows' columns itself (``systems``, ``targets``).
+TABLE_COLUMNS = ()
+
+
+def pairs(entries):
+    return ", ".join(f"{entry['slot']}={value(entry['value'])}" for entry in entries)
+
+
+def call_text(query, result):
+    """A service call and its results, or "" without a call."""
+    if not query:
+        return ""
+    lines = [f"Service call: {query['domain']}.{query['method']}({pairs(query['parameters'] or [])})"]
+    results = (result or {}).get("results") or []
+    lines.append("Results:" + ("" if results else " none"))
+    lines += [f"{number}. {pairs(entries)}" for number, entries in enumerate(results, start=1)]
+    return "\n".join(lines)
+
+
+def system(row, instruction, services=""):
+    """The system message; ``services``: the text of the services' schemas (``text.services_text``)."""
+    knowledge = f"Knowledge: {row['knowledge']}" if row.get("knowledge") is not None else ""
+    return system_text(instruction, services, call_text(row.get("query"), row.get("querying_result")),
+                       knowledge)
+
+
+def systems(rows, instruction, services):
+    """``system`` of every row of a pa.Table of response rows (``services``: each row's
+    services text), the service calls read from flat columns: converting the results to
+    Python records would cost more than the rest of the row."""
+    calls = call_texts(rows)
+    knowledge = rows.column("knowledge").to_pylist()
+    return [system_text(instruction, part, call, f"Knowledge: {k}" if k is not None else "")
+            for part, call, k in zip(services, calls, knowledge)]
+
+
+def call_texts(rows):
+    """``call_text`` of every row of a pa.Table of response rows, joined by Arrow."""
+    domain, method, parameters = rows.column("query").combine_chunks().flatten()
+    results = rows.column("querying_result").combine_chunks().flatten()[1]
+    found = results.flatten()  # one list of pairs per result
+    called = pc.binary_join(relist(lengths(parameters), pairs_of(parameters.flatten())), ", ")
+    listed = pc.binary_join(relist(lengths(found), pairs_of(found.flatten())), ", ")
+    size = lengths(results)
+    numbers = np.arange(int(size.sum())) - np.repeat(starts(results), size) + 1
+    numbered = pc.binary_join_element_wise(pc.cast(pa.array(numbers), pa.string()), listed, ". ")
+    header = pc.binary_join_element_wise("Service call: ", domain, ".", method, "(", pc.fill_null(called, ""),
+                                         ")\nResults:", "")
+    lines = pc.binary_join(relist(size + 1, pa.concat_arrays([header, numbered]).take(pa.array(
+        order(size)))), "\n")
+    texts = pc.if_else(pc.equal(pa.array(size), 0), pc.binary_join_element_wise(lines, " none", ""), lines)
+    return pc.fill_null(texts, "").to_pylist()
+
+
+def order(size):
+    """The positions in ``[headers, numbered lines]`` of each row's header and then its lines."""
+    n = len(size)
+    offsets = np.concatenate([[0], np.cumsum(size + 1)[:-1]])
+    index = np.empty(int((size + 1).sum()), dtype=np.int64)
+    index[offsets] = np.arange(n)
+    within = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
+    index[np.repeat(offsets, size) + 1 + within] = n + np.arange(int(size.sum()))
+    return index
+
+
+def pairs_of(entries):
+    """``slot=value`` of each entry of a StructArray of ``{slot, value}`` (values written)."""
+    return pc.binary_join_element_wise(entries.field("slot"), written_values(entries.field("value")), "=")
+
+
+def turns(row):
+    return conversation([(ASSISTANT if t["role"] == row["role"] else USER, t["utterance"]) for t in row["context"]])
+
+
+def target(row):
+    return row["response"]
+
+
+def targets(rows):
+    return rows.column("response").to_pylist()
+
+
+def messages(row, instruction=None, services=()):
+    """The chat of one ``response`` row: ``{"prompt": [...], "completion": [...]}``.
+    ``services``: the schemas (``schema`` rows) of the services used up to the row's turn."""
+    system_message = system(row, build.instruction(NAME, instruction), services_text(services))
+    return compose(system_message, turns(row), target(row))
+
+
+def table(unified, role, full_names=None, instruction=None):
+    """The response-chat rows of a pa.Table of unified records: the response view's rows
+    (with its options: the responding ``role``, ``full_names`` of abbreviated acts) as chat.
+    ``instruction``: the system message's (default: the view's in ``templates.json``)."""
+    view_table = build.view_table(NAME, role=role, full_names=full_names)
+    return build.chat_table(unified, sys.modules[__name__], view_table, build.instruction(NAME, instruction),
+                            build.response_sides)

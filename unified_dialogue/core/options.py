@@ -1,0 +1,102 @@
+"""The options a user sets on a config at load time (``load("sgd", "d3st", seed=3)``):
+how a config declares them (``Option``), how given values are checked against the
+declaration, and how ``NAME=VALUE`` text from a command line becomes a value.
+
+A config's own options are plain keyword arguments of ``load`` and ``load_dataset``; the
+builder keeps the ones given in its BuilderConfig (``CorpusConfig.view_options``), so
+that they enter the cache fingerprint, and hands them, defaults filled in, to the
+function that makes the config's rows.
+"""
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .errors import ConfigError
+
+TRUE = ("true", "yes", "1", "on")
+FALSE = ("false", "no", "0", "off")
+NONE = ("none", "null")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option a user may set. ``type``: ``str``, ``int``, ``float`` or ``bool``; a
+    default of None means "unset" and None is then accepted as a value; ``choices``: the
+    values allowed, where only some are."""
+
+    name: str
+    type: type
+    default: Any
+    description: str
+    choices: Optional[tuple] = None
+
+    def check(self, value, where):
+        """``value`` if this option can take it (an int where a float is asked, as a float);
+        else a ConfigError naming the option and ``where`` it was given."""
+        if value is None and self.default is None:
+            return value
+        if self.type is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, self.type) or (self.type is int and isinstance(value, bool)):
+            raise ConfigError(f"{where}: option {self.name} takes a {self.type.__name__}, not {value!r}")
+        if self.choices is not None and value not in self.choices:
+            raise ConfigError(f"{where}: option {self.name} takes one of {', '.join(map(repr, self.choices))}, "
+                              f"not {value!r}")
+        return value
+
+    def parse(self, text, where="command line"):
+        """The value written ``text`` (``true``/``false`` for a bool, ``none`` where the
+        default is None), checked."""
+        lowered = text.strip().lower()
+        if self.default is None and lowered in NONE:
+            return None
+        if self.type is bool:
+            if lowered not in TRUE + FALSE:
+                raise ConfigError(f"{where}: option {self.name} takes true or false, not {text!r}")
+            return lowered in TRUE
+        try:
+            value = self.type(text)
+        except ValueError:
+            raise ConfigError(f"{where}: option {self.name} takes a {self.type.__name__}, not {text!r}") from None
+        return self.check(value, where)
+
+    def __str__(self):
+        return f"{self.name} ({self.type.__name__}, default {self.default!r}): {self.description}"
+
+
+def accepted(declared):
+    """The names of ``declared`` options for a message, or "none"."""
+    return ", ".join(option.name for option in declared) or "none"
+
+
+def check_given(given, declared, where):
+    """``given`` (``{name: value}``) checked against the ``declared`` options: an unknown
+    name is a ConfigError naming it and the accepted ones."""
+    by_name = {option.name: option for option in declared}
+    unknown = sorted(set(given) - set(by_name))
+    if unknown:
+        raise ConfigError(f"{where} takes no option {', '.join(map(repr, unknown))} "
+                          f"(its options: {accepted(declared)})")
+    return {name: by_name[name].check(value, where) for name, value in sorted(given.items())}
+
+
+def resolve(given, declared, where):
+    """Every ``declared`` option's value: the ``given`` one (checked), else its default."""
+    given = check_given(given or {}, declared, where)
+    return {option.name: given.get(option.name, option.default) for option in declared}
+
+
+def parse_assignments(assignments, declared, where="command line"):
+    """``{name: value}`` from ``NAME=VALUE`` strings (as ``--option`` takes them), each
+    value converted to its option's declared type."""
+    by_name = {option.name: option for option in declared}
+    values = {}
+    for assignment in assignments:
+        name, equals, text = assignment.partition("=")
+        name = name.strip()
+        if not equals or not name:
+            raise ConfigError(f"{where}: {assignment!r} is not NAME=VALUE")
+        if name not in by_name:
+            raise ConfigError(f"{where} takes no option {name!r} (its options: {accepted(declared)})")
+        values[name] = by_name[name].parse(text, where)
+    return values

@@ -1,0 +1,100 @@
+"""DSTC8 scores of D3ST outputs: each text of a ``d3st`` row read back to a frame with the row's
+legend (``views.d3st_text.parse``), the frames of a turn put together, and scored with
+``scoring.dst.score_dst`` against the rows' reference frames, as the DSTC8 evaluator scores
+SGD-format predictions of the same states."""
+
+from ..views.d3st_text import NO_INTENT, Legend, LegendError, parse
+from .dst import ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL, \
+    score_dst
+from .rows import ScoringError, fail, get, pair
+
+# What level ``dst`` does not predict, left out of its metrics.
+INTENT_METRICS = (ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL)
+
+
+def _empty_frame(service):
+    return {"service": service, "slots": None,
+            "state": {"active_intent": NO_INTENT, "requested_slots": [], "slot_values": []}}
+
+
+def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn=False, allow_missing=False):
+    """The DSTC8 metrics of D3ST outputs for ``d3st`` rows.
+
+    Args:
+        predictions: ``{row id: text}``, a model's output for each row (``rows.read_predictions``).
+        rows: the ``d3st`` rows predicted (a ``datasets.Dataset`` or dicts), with their
+            ``legend`` and reference ``frame``; every frame of a predicted turn must be a row.
+        use_fuzzy_match: compare non-categorical values as the DSTC8 evaluator does by
+            default (fuzzy); exact matching otherwise (lowercased rows then miss every
+            non-categorical value that has capitals).
+        joint_acc_across_turn: joint accuracies across the services of a turn.
+        allow_missing: score a row without a prediction as an empty frame instead of failing.
+
+    Returns:
+        ``{group: {metric: value}}`` as ``score_dst`` returns it (without the intent and
+        requested-slot metrics for rows of level ``dst``, which do not predict them), plus
+        ``malformed`` and ``malformed_ids`` (texts that could not be read whole: what could
+        be read is scored), ``malformed_problems`` (the problems of each), and
+        ``frames_not_predicted`` (reference frames whose service no text of the turn gives,
+        scored as empty frames), and ``missing`` and ``missing_ids``.
+
+    Raises:
+        ScoringError naming an unknown or missing prediction id, or a row without a usable
+        legend or reference frame.
+
+    Example:
+        >>> rows = load("sgd", "d3st", split="validation")  # doctest: +SKIP
+        >>> score_d3st({row["id"]: row["target"] for row in rows}, rows)["#ALL_SERVICES"]  # doctest: +SKIP
+        {'active_intent_accuracy': 1.0, 'average_cat_accuracy': 1.0, ...}
+    """
+    pairs = pair(predictions, rows, allow_missing=allow_missing)
+    turns, references, slots_of, seen, levels = {}, {}, {}, set(), set()
+    malformed, problems_of = [], {}
+    for row, text in pairs:
+        identifier = row["id"]
+        where = f"row {identifier}"
+        try:
+            legend = Legend.from_row(get(row, "legend", dict, where))
+        except LegendError as error:
+            fail(where, str(error))
+        levels.add(legend.level)
+        slots_of.setdefault(legend.service, [{"name": s.name, "is_categorical": s.categorical} for s in legend.slots])
+        reference = get(row, "frame", dict, where)
+        service = get(reference, "service", str, where)
+        if row.get("unseen") is False:
+            seen.add(service)
+        key = (get(row, "dialogue_id", str, where), get(row, "turn_index", int, where))
+        if key not in turns:
+            turns[key] = {"dialogue_id": key[0], "turn_index": key[1], "frames": []}
+            references[key] = {"dialogue_id": key[0], "original_id": row.get("original_id") or key[0],
+                               "turn_index": key[1], "context": [{"role": "USER", "utterance": ""}], "frames": []}
+        references[key]["frames"].append({"service": service, "slots": None, "state": reference["state"]})
+        if text is None:
+            frames = [_empty_frame(legend.service)]
+        else:
+            frames, problems = parse(text, legend)
+            if problems:
+                malformed.append(identifier)
+                problems_of[identifier] = problems
+        turns[key]["frames"].extend(frames)
+    not_predicted = 0
+    for key, turn in turns.items():
+        # A reference frame whose service no text of the turn predicts is scored as empty.
+        predicted = {frame["service"] for frame in turn["frames"]}
+        empty = [_empty_frame(frame["service"]) for frame in references[key]["frames"]
+                 if frame["service"] not in predicted]
+        not_predicted += len(empty)
+        turn["frames"].extend(empty)
+    missing = [s for key in references for s in (f["service"] for f in references[key]["frames"])
+               if s not in slots_of]
+    if missing:
+        raise ScoringError(f"no row gives the slots of service {missing[0]!r} (a reference frame's service)")
+    schemas = [{"service_name": name, "slots": slots} for name, slots in slots_of.items()]
+    metrics = score_dst(list(turns.values()), list(references.values()), schemas, seen,
+                        use_fuzzy_match=use_fuzzy_match, joint_acc_across_turn=joint_acc_across_turn)
+    if levels == {"dst"}:
+        metrics = {group: {m: v for m, v in values.items() if m not in INTENT_METRICS}
+                   for group, values in metrics.items()}
+    metrics.update(malformed=len(malformed), malformed_ids=malformed, malformed_problems=problems_of,
+                   frames_not_predicted=not_predicted, missing=len(pairs.missing), missing_ids=list(pairs.missing))
+    return metrics

@@ -1,0 +1,94 @@
+"""Scoring ``dst-chat`` predictions: each text read back into frames (``chat.state.parse``)
+and scored with the DSTC8 metrics (``scoring.dst.score_dst``), the numbers the official
+evaluator gives for the same states.
+
+A text that cannot be read wholly is not an error: what it says of each service is scored,
+and every reference frame whose service it does not give is scored against a frame with
+no state (no intent, no requested slot, no value). Such texts are counted and named in the
+metrics (``malformed``, ``malformed_ids``), as are the reference frames without a
+predicted one (``frames_not_predicted``) and, with ``allow_missing``, the rows without a
+prediction (``missing``, ``missing_ids``), scored as empty texts.
+"""
+
+from ..chat.state import NO_INTENT, Schemas, parse
+from .dst import score_dst
+from .rows import ScoringError, get, pair
+
+
+def empty_frame(service):
+    """A frame with no state: what a miss is scored as."""
+    return {"service": service, "slots": None,
+            "state": {"active_intent": NO_INTENT, "requested_slots": [], "slot_values": []}}
+
+
+def predicted_frames(text, reference_frames, schemas):
+    """``(frames, problems, not predicted)`` of one prediction: the frames its text gives,
+    plus a frame with no state for each reference service it does not give."""
+    frames, problems = parse(text, schemas) if text is not None else ([], [])
+    given = {frame["service"] for frame in frames}
+    absent = [frame["service"] for frame in reference_frames if frame["service"] not in given]
+    return frames + [empty_frame(service) for service in absent], problems, len(absent)
+
+
+def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_schemas=None, load_rows=None,
+                   allow_missing=False, use_fuzzy_match=True, joint_acc_across_turn=False):
+    """The DSTC8 metrics of ``dst-chat`` predictions, read back from their text.
+
+    Args:
+        predictions: ``{row id: text}`` (``rows.read_predictions``), each text a dialogue
+            state in the ``dst-chat`` completion's form (``chat.state``).
+        rows: the split's ``dst-chat`` rows (or any rows with their ``id``s).
+        references: the split's ``dst`` rows (default: ``load_rows("dst")``).
+        schemas: the split's ``schema`` rows (default: ``load_rows("schema")``).
+        train_schemas: the train split's ``schema`` rows, or their service names (default:
+            ``load_rows("schema", "train")``).
+        load_rows: ``load_rows(config, split=None)``, the rows of another config of the same
+            corpus and options (as ``scoring.score`` gives it), for what is not given.
+        allow_missing: score a row without a prediction as an empty text instead of failing.
+        use_fuzzy_match: compare non-categorical values as the evaluator's fuzzy match does
+            (the DSTC8 setting); exactly when False.
+        joint_acc_across_turn: joint accuracies across the services of a turn (MultiWOZ-style).
+
+    Returns:
+        ``score_dst``'s ``{group: {metric: value}}`` (slot tagging is not scored: a text
+        gives no spans), plus ``malformed`` and ``malformed_ids`` (texts with a part that
+        could not be read), ``frames_not_predicted`` (reference frames whose service a text
+        does not give) and ``missing`` and ``missing_ids``.
+
+    Raises:
+        ScoringError naming a predicted id no row has, a row without a prediction (unless
+        ``allow_missing``) or a row without a reference.
+
+    Example:
+        >>> rows = load("sgd", "dst-chat", split="test")  # doctest: +SKIP
+        >>> texts = {row["id"]: my_model(row["prompt"]) for row in rows}  # doctest: +SKIP
+        >>> score_dst_chat(texts, rows, load_rows=...)["#ALL_SERVICES"]["joint_goal_accuracy"]  # doctest: +SKIP
+        0.71
+    """
+    if any(given is None for given in (references, schemas, train_schemas)) and load_rows is None:
+        raise ScoringError("dst-chat scoring needs the references, the split's schemas and the train schemas "
+                           "(or load_rows to load them)")
+    references = load_rows("dst") if references is None else references
+    schemas = load_rows("schema") if schemas is None else schemas
+    train_schemas = load_rows("schema", split="train") if train_schemas is None else train_schemas
+    if hasattr(rows, "select_columns"):
+        rows = rows.select_columns(["id"])  # only the ids are needed: not the prompts
+    pairs = pair(predictions, rows, allow_missing=allow_missing)
+    by_id = {get(row, "id", str, "reference row"): row for row in references}
+    known = Schemas.of(schemas)
+    scored, malformed, not_predicted = [], [], 0
+    for row, text in pairs:
+        reference = by_id.get(row["id"])
+        if reference is None:
+            raise ScoringError(f"row {row['id']!r}: no dst reference row has this id")
+        frames, problems, absent = predicted_frames(text, reference["frames"], known)
+        if problems:
+            malformed.append(row["id"])
+        not_predicted += absent
+        scored.append({"dialogue_id": reference["dialogue_id"], "turn_index": reference["turn_index"],
+                       "frames": frames})
+    metrics = score_dst(scored, references, schemas, train_schemas, use_fuzzy_match=use_fuzzy_match,
+                        joint_acc_across_turn=joint_acc_across_turn)
+    metrics.update(malformed=len(malformed), malformed_ids=malformed, frames_not_predicted=not_predicted,
+                   missing=len(pairs.missing), missing_ids=list(pairs.missing))
+    return metrics

@@ -1,0 +1,164 @@
+"""What every scorer shares: its error, the checks of the rows and records it reads, reading
+a predictions file and JSON references, pairing predictions with the rows they answer, and
+writing a metrics file.
+
+A predictions file is JSON Lines, one ``{"id": str, "text": str}`` per line: a model's
+output for the row of that ``id`` (every view row has one). A scorer pairs them with the
+config's rows (``pair``), turns each text back into what it scores, and returns a dict of
+metrics that ``write_metrics`` writes.
+"""
+
+import json
+
+from ..core.errors import UnifiedDialogueError
+
+
+class ScoringError(UnifiedDialogueError, ValueError):
+    """Predictions, references or schemas that cannot be scored; the message says where."""
+
+
+# ---------------------------------------------------------------- checks of records
+
+def fail(where, problem):
+    """Raise a ScoringError saying ``where`` (a file, a row, a field) and the ``problem``."""
+    raise ScoringError(f"{where}: {problem}")
+
+
+def get(record, key, kind, where):
+    """``record[key]``, which must be of type ``kind`` (an int is not a bool here)."""
+    if not isinstance(record, dict) or key not in record:
+        fail(where, f"no '{key}'")
+    value = record[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+        fail(where, f"'{key}' is a {type(value).__name__}, not a {kind.__name__}")
+    return value
+
+
+def strings(values, where, what):
+    """``values``, which must all be strings (``what`` names them in the error)."""
+    if not all(isinstance(value, str) for value in values):
+        fail(where, f"{what} must all be strings")
+    return values
+
+
+# ---------------------------------------------------------------- files
+
+def load_json(path):
+    """The content of a JSON file; a file that cannot be read or parsed is a ScoringError
+    naming it."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as error:
+        raise ScoringError(f"{path}: cannot be read as JSON: {error}") from None
+
+
+def read_predictions(path):
+    """The predictions of a JSON Lines file, ``{id: text}`` in file order.
+
+    Args:
+        path: a file with one ``{"id": str, "text": str}`` object per line (blank lines are
+            skipped; other keys are ignored).
+
+    Returns:
+        A dict from row id to the predicted text.
+
+    Raises:
+        ScoringError naming the file and line of a line that is not such an object, or of an
+        id given twice.
+
+    Example:
+        >>> read_predictions("predictions.jsonl")  # doctest: +SKIP
+        {'sgd/test/1_00000/0': '[states] 0=Los Angeles', ...}
+    """
+    predictions = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = list(f)
+    except (OSError, UnicodeDecodeError) as error:
+        raise ScoringError(f"{path}: cannot be read: {error}") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}, line {number}"
+        try:
+            record = json.loads(line)
+        except ValueError as error:
+            raise ScoringError(f"{where}: not JSON: {error}") from None
+        if not isinstance(record, dict):
+            fail(where, f"a JSON {type(record).__name__}, not an object {{\"id\", \"text\"}}")
+        identifier, text = get(record, "id", str, where), get(record, "text", str, where)
+        if identifier in predictions:
+            fail(where, f"id {identifier!r} is given twice")
+        predictions[identifier] = text
+    return predictions
+
+
+def write_metrics(metrics, path):
+    """The metrics as the DSTC8 evaluator writes them: sorted keys, indented by 2, no final
+    newline."""
+    with open(path, "w") as f:
+        json.dump(metrics, f, indent=2, separators=(",", ": "), sort_keys=True)
+
+
+# ---------------------------------------------------------------- pairing
+
+class Pairs(list):
+    """``(row, text)`` pairs in row order; ``missing``: the ids of the rows without a
+    prediction (their text is None)."""
+
+    def __init__(self, pairs, missing):
+        super().__init__(pairs)
+        self.missing = missing
+
+
+def shown(ids, limit=5):
+    """At most ``limit`` ids for a message, and how many more there are."""
+    ids = list(ids)
+    more = f" and {len(ids) - limit} more" if len(ids) > limit else ""
+    return ", ".join(map(repr, ids[:limit])) + more
+
+
+def pair(predictions, rows, *, key="id", allow_missing=False):
+    """Each row with its predicted text.
+
+    Args:
+        predictions: ``{id: text}`` (as ``read_predictions`` returns).
+        rows: the rows predicted (a ``datasets.Dataset`` or dicts) with a unique string
+            column ``key``.
+        key: the column holding each row's id.
+        allow_missing: pair a row without a prediction with None instead of failing.
+
+    Returns:
+        ``Pairs``: a list of ``(row, text or None)`` in row order, whose ``missing`` lists
+        the ids of the rows without a prediction.
+
+    Raises:
+        ScoringError naming a predicted id that no row has, a prediction that is not a
+        string, a row id given twice, or (without ``allow_missing``) the rows that have no
+        prediction.
+
+    Example:
+        >>> pairs = pair({"a": "hi"}, [{"id": "a"}, {"id": "b"}], allow_missing=True)
+        >>> list(pairs), pairs.missing
+        ([({'id': 'a'}, 'hi'), ({'id': 'b'}, None)], ['b'])
+    """
+    pairs, missing, seen = [], [], set()
+    for position, row in enumerate(rows):
+        identifier = get(row, key, str, f"row #{position}")
+        if identifier in seen:
+            fail(f"row #{position}", f"{key} {identifier!r} is the id of an earlier row too")
+        seen.add(identifier)
+        text = predictions.get(identifier)
+        if text is None:
+            missing.append(identifier)
+        elif not isinstance(text, str):
+            fail(f"prediction {identifier!r}", f"the text is a {type(text).__name__}, not a str")
+        pairs.append((row, text))
+    unknown = [identifier for identifier in predictions if identifier not in seen]
+    if unknown:
+        raise ScoringError(f"{len(unknown)} predicted id(s) name no row: {shown(unknown)}")
+    if missing and not allow_missing:
+        raise ScoringError(f"{len(missing)} row(s) have no prediction: {shown(missing)} "
+                           f"(allow_missing counts them as misses)")
+    return Pairs(pairs, missing)

@@ -1,0 +1,214 @@
+"""Tool-call scores on ``agent-call-chat`` rows: a model's raw output parsed into tool calls
+and compared with the row's gold call.
+
+Parsed encodings (``parse_tool_calls``): a JSON object ``{"name", "arguments"}`` (or
+``"parameters"``); a JSON list of such objects; one or more ``<tool_call>…</tool_call>``
+blocks (the closing tag may be cut off); OpenAI's ``{"type": "function", "function":
+{"name", "arguments"}}`` with the arguments as a JSON string, or a whole message with
+``tool_calls``. The JSON may sit in a code fence or after some text; the first JSON value
+that parses is taken. Output with no call in any of these forms is malformed: a counted
+miss, its id listed.
+
+The first call of the output is the prediction (the gold completion holds one call); any
+further ones are counted as ``extra_calls``. Metrics, over all rows:
+
+- ``call_accuracy``: the function name is the gold one;
+- ``joint_accuracy``: the name and every argument are right, no argument missing or extra;
+- ``argument_precision`` / ``argument_recall`` / ``argument_f1``: over (slot, value) pairs,
+  micro-averaged; a pair counts as right only in a call of the right function.
+
+Values are compared as text. For a categorical slot (a parameter with ``enum`` in the gold
+tool) a predicted value equal to a possible value but for case and surrounding white space
+becomes that value, in the schema's spelling. Any other value is normalised before the
+comparison: case folded, runs of white space made one space, surrounding white space and
+quotes removed. JSON numbers and booleans are written as SGD writes them (``2``, ``True``).
+"""
+
+import json
+import re
+
+from ..chat.agent import loaded
+
+from .rows import ScoringError, pair
+
+BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.S)
+FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)(?:```|\Z)", re.S)
+
+
+class MalformedOutput(ValueError):
+    """Text that holds no tool call in any of the parsed encodings."""
+
+
+def parse_tool_calls(text):
+    """The tool calls in a model's raw output, as ``[(name, arguments)]``; raises
+    MalformedOutput where there is none."""
+    blocks = BLOCK.findall(text)
+    values = [json_value(block) for block in blocks] if blocks else [json_value(text)]
+    calls = [call for value in values for call in calls_of(value)]
+    if not calls:
+        raise MalformedOutput("no tool call")
+    return calls
+
+
+def json_value(text):
+    """The first JSON value of ``text``: the whole text, a code fence's content, or the
+    first value starting at a ``{`` or ``[`` that parses."""
+    fenced = FENCE.search(text)
+    for candidate in ([fenced.group(1)] if fenced else []) + [text]:
+        candidate = candidate.strip()
+        try:
+            return json.loads(candidate)
+        except ValueError:
+            pass
+        decoder = json.JSONDecoder()
+        for start in (m.start() for m in re.finditer(r"[\[{]", candidate)):
+            try:
+                return decoder.raw_decode(candidate, start)[0]
+            except ValueError:
+                continue
+    raise MalformedOutput("no JSON value")
+
+
+def calls_of(value):
+    """The ``(name, arguments)`` of a parsed JSON value in any of the encodings."""
+    if isinstance(value, list):
+        return [call for item in value for call in calls_of(item)]
+    if not isinstance(value, dict):
+        raise MalformedOutput(f"a JSON {type(value).__name__} where a tool call was expected")
+    if "tool_calls" in value:
+        return calls_of(value["tool_calls"])
+    if isinstance(value.get("function"), dict):
+        return calls_of(value["function"])
+    if not isinstance(value.get("name"), str):
+        raise MalformedOutput("a JSON object without a function name")
+    arguments = value.get("arguments", value.get("parameters", {}))
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except ValueError:
+            raise MalformedOutput("arguments that are a string but not JSON") from None
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise MalformedOutput("arguments that are not a JSON object")
+    return [(value["name"], arguments)]
+
+
+def as_text(value):
+    """A JSON value as SGD writes values: booleans ``True``/``False``, whole numbers
+    without a fraction, other structures as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, (int, float)):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def normalised(text):
+    return " ".join(text.casefold().split()).strip("\"'").strip()
+
+
+def value_key(value, prop):
+    """What a value is compared as, given its slot's JSON-schema property (or None)."""
+    text = as_text(value)
+    for possible in (prop or {}).get("enum", ()):
+        if text.strip().casefold() == possible.strip().casefold():
+            return possible
+    return normalised(text)
+
+
+def gold_call(row):
+    """``(name, arguments, properties of the gold tool)`` of an ``agent-call-chat`` row."""
+    (message,) = row["completion"]
+    (call,) = message["tool_calls"]
+    name = call["function"]["name"]
+    for tool in row["tools"]:
+        if tool["function"]["name"] == name:
+            return name, loaded(call["function"]["arguments"]), loaded(tool["function"]["parameters"])["properties"]
+    raise ScoringError(f"row {row['id']}: the gold call {name} is not one of the row's tools")
+
+
+def score_tool_calls(predictions, rows, *, allow_missing=False):
+    """Score predicted tool calls against ``agent-call-chat`` rows.
+
+    Args:
+        predictions: ``{row id: a model's raw output}``.
+        rows: the ``agent-call-chat`` rows predicted (a ``datasets.Dataset`` or a list of
+            dicts), from either ``datasets`` line.
+        allow_missing: count a row without a prediction as a miss, instead of an error.
+
+    Returns:
+        ``{"rows", "call_accuracy", "joint_accuracy", "argument_precision",
+        "argument_recall", "argument_f1", "extra_calls", "malformed", "malformed_ids",
+        "missing", "missing_ids"}``; a malformed or missing prediction counts as a call
+        with the wrong name and no arguments.
+
+    Example:
+        >>> rows = load("sgd", "agent-call-chat", split="validation")
+        >>> score_tool_calls({rows[0]["id"]: '{"name": "Restaurants_2__FindRestaurants", '
+        ...                   '"arguments": {"location": "San Jose"}}'}, rows, allow_missing=True)
+    """
+    totals = dict(rows=0, names=0, joint=0, right=0, predicted=0, gold=0, extra=0)
+    malformed, missing = [], []
+    for row, text in pair(predictions, rows, allow_missing=allow_missing):
+        name, arguments, properties = gold_call(row)
+        gold = {slot: value_key(value, properties.get(slot)) for slot, value in arguments.items()}
+        totals["rows"] += 1
+        totals["gold"] += len(gold)
+        if text is None:
+            missing.append(row["id"])
+            continue
+        try:
+            (predicted_name, predicted_arguments), *extra = parse_tool_calls(text)
+        except MalformedOutput:
+            malformed.append(row["id"])
+            continue
+        predicted = {slot: value_key(value, properties.get(slot)) for slot, value in predicted_arguments.items()}
+        totals["extra"] += len(extra)
+        totals["predicted"] += len(predicted)
+        if predicted_name == name:
+            totals["names"] += 1
+            totals["right"] += sum(slot in gold and gold[slot] == value for slot, value in predicted.items())
+            totals["joint"] += predicted == gold
+    return metrics(totals, malformed, missing)
+
+
+def metrics(totals, malformed, missing):
+    def ratio(part, whole):
+        return part / whole if whole else 1.0
+
+    # With no pair on one side, the ratio is 1 only where the other side has none either.
+    precision = ratio(totals["right"], totals["predicted"]) if totals["predicted"] else float(not totals["gold"])
+    recall = ratio(totals["right"], totals["gold"]) if totals["gold"] else float(not totals["predicted"])
+    return {
+        "rows": totals["rows"],
+        "call_accuracy": ratio(totals["names"], totals["rows"]),
+        "joint_accuracy": ratio(totals["joint"], totals["rows"]),
+        "argument_precision": precision,
+        "argument_recall": recall,
+        "argument_f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
+        "extra_calls": totals["extra"],
+        "malformed": len(malformed),
+        "malformed_ids": malformed,
+        "missing": len(missing),
+        "missing_ids": missing,
+    }
+
+
+def gold_text(row, form="json"):
+    """The gold call of a row as a model might write it: ``json`` (``{"name",
+    "arguments"}``), ``tool_call`` (that object in a ``<tool_call>`` block) or ``openai``
+    (``{"type": "function", "function": {"name", "arguments": "<JSON text>"}}``)."""
+    name, arguments, _ = gold_call(row)
+    call = {"name": name, "arguments": arguments}
+    if form == "json":
+        return json.dumps(call, ensure_ascii=False)
+    if form == "tool_call":
+        return f"<tool_call>\n{json.dumps(call, ensure_ascii=False)}\n</tool_call>"
+    if form == "openai":
+        return json.dumps({"type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}})
+    raise ValueError(f"unknown form {form!r}: json, tool_call or openai")
