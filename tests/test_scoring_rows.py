@@ -64,11 +64,20 @@ def test_an_unknown_id_a_non_string_or_a_repeated_row_is_named():
     with pytest.raises(ScoringError, match=r"1 predicted id\(s\) name no row: 'sgd/test/9_00000/0'"):
         pair({"sgd/test/9_00000/0": "x"}, ROWS, allow_missing=True)
     with pytest.raises(ScoringError, match=r"prediction 'sgd/test/1_00000/0': the text is a int, not a str"):
-        pair({"sgd/test/1_00000/0": 3}, ROWS, allow_missing=True)
+        pair({"sgd/test/1_00000/0": 3, "sgd/test/1_00000/2": "b", "sgd/test/1_00001/0": "c"}, ROWS)
+    with pytest.raises(ScoringError, match=r"predictions: a list, not a dict"):
+        pair(["a"], ROWS)
     with pytest.raises(ScoringError, match=r"row #1: id 'a' is the id of an earlier row too"):
         pair({}, [{"id": "a"}, {"id": "a"}], allow_missing=True)
     with pytest.raises(ScoringError, match=r"row #0: no 'key'"):
         pair({}, [{"id": "a"}], key="key", allow_missing=True)
+
+
+def test_a_non_string_prediction_is_a_counted_miss_with_allow_missing():
+    pairs = pair({"sgd/test/1_00000/0": 3, "sgd/test/1_00000/2": "b"}, ROWS, allow_missing=True)
+    assert [text for _, text in pairs] == [None, "b", None]
+    assert pairs.missing == ["sgd/test/1_00000/0", "sgd/test/1_00001/0"]
+    assert pairs.malformed == ["sgd/test/1_00000/0"]
 
 
 def test_pair_takes_a_dataset_and_another_key():

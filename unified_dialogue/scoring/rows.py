@@ -105,11 +105,13 @@ def write_metrics(metrics, path):
 
 class Pairs(list):
     """``(row, text)`` pairs in row order; ``missing``: the ids of the rows without a
-    prediction (their text is None)."""
+    prediction (their text is None), ``malformed``: those of them whose prediction was not a
+    string."""
 
-    def __init__(self, pairs, missing):
+    def __init__(self, pairs, missing, malformed=()):
         super().__init__(pairs)
         self.missing = missing
+        self.malformed = list(malformed)
 
 
 def shown(ids, limit=5):
@@ -127,38 +129,48 @@ def pair(predictions, rows, *, key="id", allow_missing=False):
         rows: the rows predicted (a ``datasets.Dataset`` or dicts) with a unique string
             column ``key``.
         key: the column holding each row's id.
-        allow_missing: pair a row without a prediction with None instead of failing.
+        allow_missing: pair a row without a prediction, or whose prediction is not a string,
+            with None instead of failing: a counted miss.
 
     Returns:
         ``Pairs``: a list of ``(row, text or None)`` in row order, whose ``missing`` lists
-        the ids of the rows without a prediction.
+        the ids of the rows without a (string) prediction and ``malformed`` those of them
+        whose prediction was not a string.
 
     Raises:
-        ScoringError naming a predicted id that no row has, a prediction that is not a
-        string, a row id given twice, or (without ``allow_missing``) the rows that have no
-        prediction.
+        ScoringError naming a predicted id that no row has, a row id given twice, or
+        (without ``allow_missing``) a prediction that is not a string and the rows that have
+        no prediction.
 
     Example:
-        >>> pairs = pair({"a": "hi"}, [{"id": "a"}, {"id": "b"}], allow_missing=True)
-        >>> list(pairs), pairs.missing
-        ([({'id': 'a'}, 'hi'), ({'id': 'b'}, None)], ['b'])
+        >>> pairs = pair({"a": "hi", "c": 3}, [{"id": "a"}, {"id": "b"}, {"id": "c"}], allow_missing=True)
+        >>> list(pairs), pairs.missing, pairs.malformed
+        ([({'id': 'a'}, 'hi'), ({'id': 'b'}, None), ({'id': 'c'}, None)], ['b', 'c'], ['c'])
     """
-    pairs, missing, seen = [], [], set()
+    if not isinstance(predictions, dict):
+        fail("predictions", f"a {type(predictions).__name__}, not a dict from row id to text")
+    pairs, missing, malformed, seen = [], [], [], set()
     for position, row in enumerate(rows):
         identifier = get(row, key, str, f"row #{position}")
         if identifier in seen:
             fail(f"row #{position}", f"{key} {identifier!r} is the id of an earlier row too")
         seen.add(identifier)
         text = predictions.get(identifier)
+        if identifier in predictions and not isinstance(text, str):
+            malformed.append(identifier)
+            text = None
         if text is None:
             missing.append(identifier)
-        elif not isinstance(text, str):
-            fail(f"prediction {identifier!r}", f"the text is a {type(text).__name__}, not a str")
         pairs.append((row, text))
     unknown = [identifier for identifier in predictions if identifier not in seen]
     if unknown:
         raise ScoringError(f"{len(unknown)} predicted id(s) name no row: {shown(unknown)}")
+    if malformed and not allow_missing:
+        more = f" ({len(malformed)} such: {shown(malformed)})" if len(malformed) > 1 else ""
+        fail(f"prediction {malformed[0]!r}",
+             f"the text is a {type(predictions[malformed[0]]).__name__}, not a str{more} "
+             f"(allow_missing counts it as a miss)")
     if missing and not allow_missing:
         raise ScoringError(f"{len(missing)} row(s) have no prediction: {shown(missing)} "
                            f"(allow_missing counts them as misses)")
-    return Pairs(pairs, missing)
+    return Pairs(pairs, missing, malformed)
