@@ -11,7 +11,7 @@ import pytest
 
 from conftest import FIXTURES
 from unified_dialogue.scoring import gem, knowledge
-from unified_dialogue.scoring.dst import ScoringError
+from unified_dialogue.scoring.rows import ScoringError
 from unified_dialogue.scoring.generation import references_of, score_generation
 
 GEM = FIXTURES / "gem_official"
@@ -161,17 +161,17 @@ ROWS = [{"id": "d/0/1", "response": "Where are you going to?"}, {"id": "d/0/3", 
 
 
 def test_unknown_missing_and_non_string_predictions_name_the_id():
-    with pytest.raises(ScoringError, match=r"ids that no row has: 'd/9/1'"):
+    with pytest.raises(ScoringError, match=r"1 predicted id\(s\) name no row: 'd/9/1'"):
         score_generation({"d/0/1": "a", "d/0/3": "b", "d/9/1": "c"}, ROWS)
-    with pytest.raises(ScoringError, match=r"no prediction for 1 row\(s\): 'd/0/3'"):
+    with pytest.raises(ScoringError, match=r"1 row\(s\) have no prediction: 'd/0/3'"):
         score_generation({"d/0/1": "a"}, ROWS)
-    with pytest.raises(ScoringError, match=r"the prediction for 'd/0/3' is a int, not a string"):
+    with pytest.raises(ScoringError, match=r"prediction 'd/0/3': the text is a int, not a str"):
         score_generation({"d/0/1": "a", "d/0/3": 3}, ROWS)
-    with pytest.raises(ScoringError, match="must be a dict"):
+    with pytest.raises(ScoringError, match="predictions: a list, not a dict"):
         score_generation(["a", "b"], ROWS)
-    with pytest.raises(ScoringError, match="row 0 has no string 'id'"):
+    with pytest.raises(ScoringError, match="row #0: no 'id'"):
         score_generation({}, [{"response": "x"}])
-    with pytest.raises(ScoringError, match="'d/0/1' occurs twice"):
+    with pytest.raises(ScoringError, match="row #1: id 'd/0/1' is the id of an earlier row too"):
         score_generation({"d/0/1": "a"}, [ROWS[0], ROWS[0]])
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import FIXTURES
 from unified_dialogue.scoring import ser
-from unified_dialogue.scoring.dst import ScoringError
+from unified_dialogue.scoring.rows import ScoringError
 from unified_dialogue.scoring.generation import score_generation
 
 SER = FIXTURES / "ser_official"

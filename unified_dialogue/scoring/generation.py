@@ -4,9 +4,9 @@
 and broken down by any column of the rows. docs/scoring.md says what each number is.
 """
 
-from .dst import ScoringError
 from .gem import LEXICAL_METRICS, gem_scores
 from .knowledge import knowledge_scores
+from .rows import ScoringError, pair
 from .ser import noncategorical_slots, row_service, row_slot_values, seen_tag, ser, slot_error, train_service_names
 
 METRICS = LEXICAL_METRICS + ("ser", "knowledge")
@@ -14,46 +14,6 @@ ALL = "all"
 # Columns that are not columns of every row: "seen" (seen or unseen service) and "split"
 # (the split named in the row's dialogue id, as in "faithdial/test_topic/3").
 DERIVED_COLUMNS = ("seen", "split")
-
-
-# ---------------------------------------------------------------- pairing
-
-def _pair(predictions, rows, *, allow_missing=False):
-    """``(pairs, missing, malformed)``: ``pairs`` the ``(row, text)`` of each row with a string
-    prediction, in row order; ``missing`` and ``malformed`` the ids of the rows without one and
-    with a prediction that is not a string. A prediction for an id no row has is an error, and
-    so are missing and malformed ones unless ``allow_missing``."""
-    if not isinstance(predictions, dict):
-        raise ScoringError(f"predictions must be a dict from row id to text, not a {type(predictions).__name__}")
-    pairs, missing, malformed, seen_ids = [], [], [], set()
-    for position, row in enumerate(rows):
-        row_id = row.get("id")
-        if not isinstance(row_id, str):
-            raise ScoringError(f"row {position} has no string 'id' (the views' rows carry one)")
-        if row_id in seen_ids:
-            raise ScoringError(f"row id {row_id!r} occurs twice in the rows")
-        seen_ids.add(row_id)
-        if row_id not in predictions:
-            missing.append(row_id)
-        elif not isinstance(predictions[row_id], str):
-            malformed.append(row_id)
-        else:
-            pairs.append((row, predictions[row_id]))
-    unknown = [row_id for row_id in predictions if row_id not in seen_ids]
-    if unknown:
-        raise ScoringError(f"{len(unknown)} prediction(s) for ids that no row has: {_some(unknown)}")
-    if malformed and not allow_missing:
-        kind = type(predictions[malformed[0]]).__name__
-        raise ScoringError(f"the prediction for {malformed[0]!r} is a {kind}, not a string"
-                           + (f" ({len(malformed)} such: {_some(malformed)})" if len(malformed) > 1 else ""))
-    if missing and not allow_missing:
-        raise ScoringError(f"no prediction for {len(missing)} row(s): {_some(missing)} "
-                           f"(allow_missing=True scores the others and counts these)")
-    return pairs, missing, malformed
-
-
-def _some(ids, shown=5):
-    return ", ".join(map(repr, ids[:shown])) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
 
 
 # ---------------------------------------------------------------- rows
@@ -167,7 +127,7 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
             default when ``"ser"`` is computed; ``"split"`` is the split in the row's dialogue
             id (FaithDial's ``test_random`` and ``test_topic`` rows scored in one call).
         allow_missing: score the rows that have a string prediction and count the others
-            (``"misses"``, ``"malformed"``) instead of raising ``ScoringError``.
+            (``"misses"``, ``"malformed"``) instead of raising ``ScoringError`` (``rows.pair``).
         tokenizer: ``"fallback"`` (GEM-metrics' own tokeniser, which it uses offline),
             ``"punkt"`` (NLTK's, which it uses where the Punkt data is installed) or a function.
         schemas: SGD's schemas of every split (``schema.json`` entries or ``schema`` rows), for
@@ -201,7 +161,10 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
         group_by = ["seen"]
     noncategorical = noncategorical_slots(schemas) if schemas is not None else {}
     train_services = train_service_names(train_schemas)
-    pairs, missing, malformed = _pair(predictions, rows, allow_missing=allow_missing)
+    paired = pair(predictions, rows, allow_missing=allow_missing)
+    pairs = [(row, text) for row, text in paired if text is not None]
+    malformed = set(paired.malformed)
+    missing = [identifier for identifier in paired.missing if identifier not in malformed]
 
     groups = {ALL: pairs}
     for column in group_by:
@@ -212,5 +175,5 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
             groups[_group_name(column, value)] = by_value[value]
     result = {name: _metrics_of(members, metrics, tokenizer, noncategorical) for name, members in groups.items()}
     result["misses"] = {"count": len(missing), "ids": missing}
-    result["malformed"] = {"count": len(malformed), "ids": malformed}
+    result["malformed"] = {"count": len(paired.malformed), "ids": paired.malformed}
     return result

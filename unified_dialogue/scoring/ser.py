@@ -15,7 +15,8 @@ numbers (docs/scoring.md lists the differences):
   matches SGD's ``Trains`` and the new services of known domains (``Buses_3`` …) count as seen.
 """
 
-from .dst import ScoringError, service_names, service_slots
+from .dst import service_names, service_slots
+from .rows import ScoringError
 
 # The script's fixed list of unseen domains, compared with the service name before "_".
 UPSTREAM_UNSEEN_DOMAINS = frozenset({"Alarm", "Messaging", "Payment", "Train"})
