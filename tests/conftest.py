@@ -1,6 +1,7 @@
 """What the tests share: where the fixtures are, the corpora defined under tests/ (made
 visible to the registry), and ``build``, each corpus's fixtures loaded once per session."""
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -30,6 +31,12 @@ def fixture_dir(corpus):
 
 def checksums(corpus):
     return str(FIXTURES / corpus / "SHA256SUMS.tsv")
+
+
+def write_predictions(path, predictions):
+    """A predictions file of ``{id: text}``, as the scoring command reads it."""
+    path.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in predictions.items()), encoding="utf-8")
+    return path
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, checksums, fixture_dir
+from conftest import FIXTURES, checksums, fixture_dir, write_predictions
 from unified_dialogue import scoring
 from unified_dialogue.chat import state, text
 from unified_dialogue.scoring import ScoringError, score
@@ -17,11 +17,6 @@ from unified_dialogue.scoring.__main__ import main
 from unified_dialogue.scoring.rows import load_json
 
 METRIC_GROUPS = "#ALL_SERVICES"
-
-
-def write_predictions(path, predictions):
-    path.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in predictions.items()), encoding="utf-8")
-    return path
 
 
 @pytest.fixture
