@@ -7,7 +7,8 @@ A predictions file is JSON Lines, one ``{"id": <row id>, "text": <model output>}
 *, allow_missing=False, ...)`` of ``{id: text}`` and the config's rows, returning a
 JSON-serialisable dict of metrics; one that needs rows of other configs of the same corpus
 (the ``dst`` references, the ``schema``) takes ``load_rows`` too, a function
-``load_rows(config, split=None)`` that ``score`` gives it. Its other keyword-only
+``load_rows(config, split=None)`` that ``score`` gives it, and one that serves several
+configs takes ``config``, the name of the config scored. Its other keyword-only
 arguments with a bool, int, float or str default are the command's scorer flags.
 
 Modules: ``rows``, what every scorer shares (its error, reading predictions, pairing them
@@ -15,7 +16,9 @@ with rows by id, writing metrics); ``dst``, the DSTC8 metrics (``score_dst``, an
 official evaluator's command line, ``python -m unified_dialogue.scoring.dst``);
 ``dst_chat``, ``dst-chat`` texts read back and scored with them; ``d3st``, D3ST texts read
 back with each row's legend and scored with them; ``tools``, the tool calls of
-``agent-call-chat`` rows.
+``agent-call-chat`` rows; ``generation``, generated text (``nlg``, ``response`` and their
+chat configs) with GEM-metrics' lexical metrics (``gem``), SGD's slot error rate (``ser``)
+and the overlap with FaithDial's knowledge (``knowledge``).
 """
 
 import inspect
@@ -23,6 +26,7 @@ import os
 
 from .d3st import score_d3st
 from .dst_chat import score_dst_chat
+from .generation import score_generation
 from .rows import ScoringError, read_predictions
 from .tools import score_tool_calls
 
@@ -31,6 +35,10 @@ SCORERS = {
     "dst-chat": score_dst_chat,
     "d3st": score_d3st,
     "agent-call-chat": score_tool_calls,
+    "nlg": score_generation,
+    "nlg-chat": score_generation,
+    "response": score_generation,
+    "response-chat": score_generation,
 }
 
 
@@ -80,8 +88,11 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
         return load(corpus, name, split=split, **common)
 
     rows = load(corpus, config, split=split, **common, **(options or {}))
-    if "load_rows" in inspect.signature(function).parameters:
+    accepted = inspect.signature(function).parameters
+    if "load_rows" in accepted:
         scorer_options["load_rows"] = load_rows
+    if "config" in accepted:
+        scorer_options["config"] = config
     return function(predictions, rows, allow_missing=allow_missing, **scorer_options)
 
 

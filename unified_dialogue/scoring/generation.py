@@ -4,9 +4,10 @@
 and broken down by any column of the rows. docs/scoring.md says what each number is.
 """
 
+from ..chat import SUFFIX
 from .gem import LEXICAL_METRICS, gem_scores
 from .knowledge import knowledge_scores
-from .rows import ScoringError, pair
+from .rows import ScoringError, pair, shown
 from .ser import noncategorical_slots, row_service, row_slot_values, seen_tag, ser, slot_error, train_service_names
 
 METRICS = LEXICAL_METRICS + ("ser", "knowledge")
@@ -51,6 +52,34 @@ def _plain_rows(rows, needed):
         selected = rows.select_columns([name for name in names if name in needed])
         return selected.to_list() if hasattr(selected, "to_list") else list(selected)
     return list(rows)
+
+
+def _view_rows(rows, view, view_rows):
+    """The rows of ``view`` with the ids of the chat ``rows``, in their order: a chat row
+    carries neither the acts nor the knowledge that its view's row of the same id has."""
+    ids = rows["id"] if hasattr(rows, "column_names") else [row.get("id") for row in rows]
+    position = {identifier: k for k, identifier in enumerate(view_rows["id"] if hasattr(view_rows, "column_names")
+                                                                 else [row["id"] for row in view_rows])}
+    absent = [identifier for identifier in ids if identifier not in position]
+    if absent:
+        raise ScoringError(f"{len(absent)} row(s) have no {view} row of the same id: {shown(absent)}")
+    positions = [position[identifier] for identifier in ids]
+    return view_rows.select(positions) if hasattr(view_rows, "select") else [view_rows[k] for k in positions]
+
+
+def _loaded(rows, config, load_rows, metrics, group_by, schemas, train_schemas, upstream_compat):
+    """``(rows, schemas, train_schemas)`` with what ``load_rows`` gives: for a ``-chat``
+    config its view's rows, for SER on ``nlg`` rows the split's schemas, for seen and unseen
+    services the train split's."""
+    view = config.removesuffix(SUFFIX)
+    if view != config:
+        rows = _view_rows(rows, view, load_rows(view))
+    scores_ser = "ser" in metrics if metrics is not None else (view == "nlg" or schemas is not None)
+    if schemas is None and scores_ser:
+        schemas = load_rows("schema")
+    if train_schemas is None and ("seen" in group_by or (scores_ser and not group_by)) and not upstream_compat:
+        train_schemas = load_rows("schema", split="train")
+    return rows, schemas, train_schemas
 
 
 def _group_value(row, column, train_services, upstream_compat):
@@ -106,7 +135,7 @@ def _default_metrics(sample, schemas):
 
 
 def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_missing=False, tokenizer="fallback",
-                     schemas=None, train_schemas=None, upstream_compat=False):
+                     schemas=None, train_schemas=None, upstream_compat=False, config=None, load_rows=None):
     """Score generated texts against the rows they answer.
 
     Args:
@@ -134,6 +163,13 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
             the non-categorical slots SER checks.
         train_schemas: the train split's schemas or service names, for ``"seen"``.
         upstream_compat: SER's seen and unseen turns as the upstream script tags them.
+        config: the config of the rows (``nlg-chat``, ...), with ``load_rows`` (as
+            ``scoring.score`` gives them): the rows of a ``-chat`` config are scored as its
+            view's rows of the same ids (references, acts, knowledge), and what is not given
+            is loaded: the split's ``schema`` rows for SER (computed by default on ``nlg``),
+            the train split's for seen and unseen services.
+        load_rows: ``load_rows(config, split=None)``, the rows of another config of the same
+            corpus, split and variant.
 
     Returns:
         ``{group: {metric: value}}`` with the group ``"all"``, under GEM-metrics' key names
@@ -152,6 +188,9 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
         unknown = [name for name in metrics if name not in METRICS]
         if unknown:
             raise ScoringError(f"unknown metric(s) {', '.join(map(repr, unknown))}; the metrics are {', '.join(METRICS)}")
+    if config is not None and load_rows is not None:
+        rows, schemas, train_schemas = _loaded(rows, config, load_rows, metrics, group_by, schemas, train_schemas,
+                                               upstream_compat)
     rows = _plain_rows(rows, _columns_needed(group_by, metrics or METRICS))
     if metrics is None:
         metrics = _default_metrics(rows[0] if rows else None, schemas)
