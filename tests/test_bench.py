@@ -21,8 +21,8 @@ def test_benchmark_runs_every_row_on_the_sgd_fixtures():
         "sgd unified: build, 1 process", "sgd unified: build, num_proc=2",
         "sgd original: build, 1 process", "sgd original: build, num_proc=2",
         "sgd dst: build, 1 process", "sgd nlg: build, 1 process", "sgd response: build, 1 process",
-        "sgd nlu: build, 1 process", "sgd dst-chat: build, 1 process", "sgd nlg-chat: build, 1 process",
-        "sgd response-chat: build, 1 process", "sgd nlu-chat: build, 1 process",
+        "sgd nlu: build, 1 process", "sgd d3st: build, 1 process", "sgd dst-chat: build, 1 process",
+        "sgd nlg-chat: build, 1 process", "sgd response-chat: build, 1 process", "sgd nlu-chat: build, 1 process",
         "sgd agent-chat: build, 1 process", "sgd agent-call-chat: build, 1 process",
         "sgd unified: streaming", "sgd unified: reload from cache",
     ]
@@ -30,13 +30,15 @@ def test_benchmark_runs_every_row_on_the_sgd_fixtures():
     turns = 2 * sum(len(d["turns"]) for p in fixture_dir("sgd").glob("*/dialogues_*.json") for d in read_json(p))
     calls = 2 * sum("service_call" in f for p in fixture_dir("sgd").glob("*/dialogues_*.json")
                     for d in read_json(p) for t in d["turns"] for f in t["frames"])
+    user_frames = 2 * sum(len(t["frames"]) for p in fixture_dir("sgd").glob("*/dialogues_*.json")
+                          for d in read_json(p) for t in d["turns"] if t["speaker"] == "USER")
     for label, line in rows.items():
         if "cannot read the files" in line:  # datasets' json loader, on some versions
             continue
         # a view has a row per user or system turn (the fixtures alternate), nlu per turn,
-        # agent-call-chat per service call, agent-chat per dialogue
+        # d3st per frame of a user turn, agent-call-chat per service call, agent-chat per dialogue
         expected = {"dst": turns // 2, "nlg": turns // 2, "response": turns // 2, "nlu": turns,
-                    "agent-call": calls}.get(label.split()[1].rstrip(":").removesuffix("-chat"), dialogues)
+                    "d3st": user_frames, "agent-call": calls}.get(label.split()[1].rstrip(":").removesuffix("-chat"), dialogues)
         assert f" {expected} " in line, line
     assert "× floor" in table.splitlines()[0] and "CPU s" in table.splitlines()[0]
     for label, line in rows.items():
