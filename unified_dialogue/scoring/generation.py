@@ -54,12 +54,15 @@ def _plain_rows(rows, needed):
     return list(rows)
 
 
+def _ids(rows):
+    return list(rows["id"]) if hasattr(rows, "column_names") else [row.get("id") for row in rows]
+
+
 def _view_rows(rows, view, view_rows):
     """The rows of ``view`` with the ids of the chat ``rows``, in their order: a chat row
     carries neither the acts nor the knowledge that its view's row of the same id has."""
-    ids = rows["id"] if hasattr(rows, "column_names") else [row.get("id") for row in rows]
-    position = {identifier: k for k, identifier in enumerate(view_rows["id"] if hasattr(view_rows, "column_names")
-                                                                 else [row["id"] for row in view_rows])}
+    ids = _ids(rows)
+    position = {identifier: k for k, identifier in enumerate(_ids(view_rows))}
     absent = [identifier for identifier in ids if identifier not in position]
     if absent:
         raise ScoringError(f"{len(absent)} row(s) have no {view} row of the same id: {shown(absent)}")
