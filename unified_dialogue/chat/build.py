@@ -71,26 +71,36 @@ def turn_messages(sizes, utterances, assistant):
     return relist(sizes, pa.StructArray.from_arrays([roles, utterances], fields=list(MESSAGE_TYPE)))
 
 
-def prompts_and_messages(system, turns, completion):
-    """Each row's prompt, ``[system[i], *turns[i]]``, and its messages, the prompt then
-    ``completion[i]`` (list arrays); ``system`` and ``completion`` StructArrays of
-    messages, ``turns`` a list array of them. One array of every message, taken twice."""
-    n, size = len(system), lengths(turns)
-    total = int(size.sum())
+def prompts_and_messages(system, system_of, turns, completion):
+    """Each row's prompt, ``[system[system_of[i]], *turns[i]]``, and its messages, the
+    prompt then ``completion[i]`` (list arrays); ``system`` and ``completion`` StructArrays
+    of messages (``system`` the distinct ones, ``system_of`` each row's among them),
+    ``turns`` a list array of them. One array of every message, taken twice."""
+    n, size = len(completion), lengths(turns)
+    total, first_turn = int(size.sum()), len(system)
     values = pa.concat_arrays([system, turns.flatten(), completion])
-    turn_at = n + np.arange(total)  # where each turn is in ``values``
+    turn_at = first_turn + np.arange(total)  # where each turn is in ``values``
     within = np.arange(total) - np.repeat(starts(turns), size)
     out = []
     for tail in (0, 1):
         sizes = size + 1 + tail
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
         index = np.empty(int(sizes.sum()), dtype=np.int64)
-        index[offsets] = np.arange(n)
+        index[offsets] = system_of
         index[np.repeat(offsets, size) + 1 + within] = turn_at
         if tail:
-            index[offsets + sizes - 1] = n + total + np.arange(n)
+            index[offsets + sizes - 1] = first_turn + total + np.arange(n)
         out.append(relist(sizes, values.take(pa.array(index))))
     return out
+
+
+def distinct(texts):
+    """The distinct ``texts`` in order of first use, and each text's position among them
+    (numpy). Rows share system messages (a dialogue's services, a speaker): converting
+    each distinct one to Arrow once spares copying the long ones row after row."""
+    position = {}
+    codes = [position.setdefault(text, len(position)) for text in texts]
+    return list(position), np.array(codes, dtype=np.int64)
 
 
 def services_so_far(unified, dialogue_ids, turn_indices):
@@ -152,13 +162,14 @@ def chat_table(unified, module, view_table, instruction, sides, extra=None):
     columns = [c for c in getattr(module, "TABLE_COLUMNS", module.COLUMNS) if c != "context"]
     plain = rows.select(columns).to_pylist() if columns else None
     if hasattr(module, "systems"):
-        systems = module.systems(rows, instruction, services)
+        systems = module.systems(rows, instruction, services, **(extra or {}))
     else:
         systems = [module.system(row, instruction, part, **(extra or {})) for row, part in zip(plain, services)]
     targets = module.targets(rows) if hasattr(module, "targets") else [module.target(row) for row in plain]
-    system = messages_array([SYSTEM] * n, systems)
+    system_texts, system_of = distinct(systems)
+    system = messages_array([SYSTEM] * len(system_texts), system_texts)
     completion = messages_array([ASSISTANT] * n, targets)
-    prompts, messages = prompts_and_messages(system, turn_messages(*sides(rows)), completion)
+    prompts, messages = prompts_and_messages(system, system_of, turn_messages(*sides(rows)), completion)
     columns = {
         "id": ids,
         "dialogue_id": dialogue_ids,
