@@ -116,29 +116,28 @@ def services_so_far(unified, dialogue_ids, turn_indices):
             first.setdefault(name, position)  # a service has one schema within a batch (one split)
         picked = flat.take(pa.array(list(first.values()), pa.int64())).to_pylist()
         by_name = dict(zip(first, picked))
-    turns = Turns(unified)
-    frames = turns.field("frames")
-    turn_services = [[] for _ in range(len(turns))]
-    for turn, service in zip(parents(frames).tolist(), frames.flatten().field("service").to_pylist()):
-        turn_services[turn].append(service)
-    so_far, used, last_dialogue = [], (), None
-    for services, dialogue in zip(turn_services, turns.dialogue.tolist()):
-        if dialogue != last_dialogue:
-            used, last_dialogue = (), dialogue
-        for service in services:
-            if service not in used:
-                used = used + (service,)
-        so_far.append(used)
-    first_turn = np.concatenate([[0], np.cumsum(np.bincount(turns.dialogue, minlength=unified.num_rows))]).tolist()
-    first_of = dict(zip(unified.column("dialogue_id").to_pylist(), first_turn))
-    texts, out = {}, []
-    for dialogue_id, turn_index in zip(dialogue_ids, turn_indices):
-        used = so_far[first_of[dialogue_id] + turn_index]
-        text = texts.get(used)
-        if text is None:
-            text = texts[used] = services_text([by_name[s] for s in used if s in by_name])
-        out.append(text)
-    return out
+    dialog = unified.column("dialog").combine_chunks()
+    frames = dialog.flatten().field("frames")
+    # A service's first use in a dialogue: its first frame there (frames are in turn order).
+    frame_turn = parents(frames)
+    encoded = pc.dictionary_encode(frames.flatten().field("service"), null_encoding="encode")
+    names, codes = encoded.dictionary.to_pylist(), encoded.indices.to_numpy()
+    frame_dialogue = parents(dialog)[frame_turn]
+    first_frames = np.sort(np.unique(frame_dialogue * len(names) + codes, return_index=True)[1])
+    use_turn, use_service = frame_turn[first_frames], codes[first_frames]
+    # A row's services are its dialogue's first uses up to its turn: a slice of them.
+    dialogue = pc.index_in(dialogue_ids, unified.column("dialogue_id")).to_numpy()
+    first_turn = starts(dialog)[dialogue]
+    begin = np.searchsorted(use_turn, first_turn, side="left")
+    end = np.searchsorted(use_turn, first_turn + np.asarray(turn_indices, dtype=np.int64), side="right")
+    slices, row_slice = np.unique(np.stack([begin, end], axis=1), axis=0, return_inverse=True)
+    texts, made = {}, []
+    for b, e in slices.tolist():
+        used = tuple(names[code] for code in use_service[b:e].tolist())
+        if used not in texts:
+            texts[used] = services_text([by_name[s] for s in used if s in by_name])
+        made.append(texts[used])
+    return [made[k] for k in row_slice.reshape(-1).tolist()]
 
 
 def chat_table(unified, module, view_table, instruction, sides, extra=None):
@@ -156,7 +155,7 @@ def chat_table(unified, module, view_table, instruction, sides, extra=None):
     else:  # nlg: GEM's columns
         dialogue_ids = pc.replace_substring_regex(ids, r"/[0-9]+$", "")
         turn_indices = rows.column("turn_id").combine_chunks()
-    services = services_so_far(unified, dialogue_ids.to_pylist(), turn_indices.to_pylist())
+    services = services_so_far(unified, dialogue_ids, turn_indices.to_numpy(zero_copy_only=False))
     # Each module's system and target per row, from the columns it needs; or of every
     # row at once, from the Arrow columns (``systems``, ``targets``), where it has them.
     columns = [c for c in getattr(module, "TABLE_COLUMNS", module.COLUMNS) if c != "context"]
