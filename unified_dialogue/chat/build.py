@@ -71,26 +71,36 @@ def turn_messages(sizes, utterances, assistant):
     return relist(sizes, pa.StructArray.from_arrays([roles, utterances], fields=list(MESSAGE_TYPE)))
 
 
-def prompts_and_messages(system, turns, completion):
-    """Each row's prompt, ``[system[i], *turns[i]]``, and its messages, the prompt then
-    ``completion[i]`` (list arrays); ``system`` and ``completion`` StructArrays of
-    messages, ``turns`` a list array of them. One array of every message, taken twice."""
-    n, size = len(system), lengths(turns)
-    total = int(size.sum())
+def prompts_and_messages(system, system_of, turns, completion):
+    """Each row's prompt, ``[system[system_of[i]], *turns[i]]``, and its messages, the
+    prompt then ``completion[i]`` (list arrays); ``system`` and ``completion`` StructArrays
+    of messages (``system`` the distinct ones, ``system_of`` each row's among them),
+    ``turns`` a list array of them. One array of every message, taken twice."""
+    n, size = len(completion), lengths(turns)
+    total, first_turn = int(size.sum()), len(system)
     values = pa.concat_arrays([system, turns.flatten(), completion])
-    turn_at = n + np.arange(total)  # where each turn is in ``values``
+    turn_at = first_turn + np.arange(total)  # where each turn is in ``values``
     within = np.arange(total) - np.repeat(starts(turns), size)
     out = []
     for tail in (0, 1):
         sizes = size + 1 + tail
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
         index = np.empty(int(sizes.sum()), dtype=np.int64)
-        index[offsets] = np.arange(n)
+        index[offsets] = system_of
         index[np.repeat(offsets, size) + 1 + within] = turn_at
         if tail:
-            index[offsets + sizes - 1] = n + total + np.arange(n)
+            index[offsets + sizes - 1] = first_turn + total + np.arange(n)
         out.append(relist(sizes, values.take(pa.array(index))))
     return out
+
+
+def distinct(texts):
+    """The distinct ``texts`` in order of first use, and each text's position among them
+    (numpy). Rows share system messages (a dialogue's services, a speaker): converting
+    each distinct one to Arrow once spares copying the long ones row after row."""
+    position = {}
+    codes = [position.setdefault(text, len(position)) for text in texts]
+    return list(position), np.array(codes, dtype=np.int64)
 
 
 def services_so_far(unified, dialogue_ids, turn_indices):
@@ -106,29 +116,28 @@ def services_so_far(unified, dialogue_ids, turn_indices):
             first.setdefault(name, position)  # a service has one schema within a batch (one split)
         picked = flat.take(pa.array(list(first.values()), pa.int64())).to_pylist()
         by_name = dict(zip(first, picked))
-    turns = Turns(unified)
-    frames = turns.field("frames")
-    turn_services = [[] for _ in range(len(turns))]
-    for turn, service in zip(parents(frames).tolist(), frames.flatten().field("service").to_pylist()):
-        turn_services[turn].append(service)
-    so_far, used, last_dialogue = [], (), None
-    for services, dialogue in zip(turn_services, turns.dialogue.tolist()):
-        if dialogue != last_dialogue:
-            used, last_dialogue = (), dialogue
-        for service in services:
-            if service not in used:
-                used = used + (service,)
-        so_far.append(used)
-    first_turn = np.concatenate([[0], np.cumsum(np.bincount(turns.dialogue, minlength=unified.num_rows))]).tolist()
-    first_of = dict(zip(unified.column("dialogue_id").to_pylist(), first_turn))
-    texts, out = {}, []
-    for dialogue_id, turn_index in zip(dialogue_ids, turn_indices):
-        used = so_far[first_of[dialogue_id] + turn_index]
-        text = texts.get(used)
-        if text is None:
-            text = texts[used] = services_text([by_name[s] for s in used if s in by_name])
-        out.append(text)
-    return out
+    dialog = unified.column("dialog").combine_chunks()
+    frames = dialog.flatten().field("frames")
+    # A service's first use in a dialogue: its first frame there (frames are in turn order).
+    frame_turn = parents(frames)
+    encoded = pc.dictionary_encode(frames.flatten().field("service"), null_encoding="encode")
+    names, codes = encoded.dictionary.to_pylist(), encoded.indices.to_numpy()
+    frame_dialogue = parents(dialog)[frame_turn]
+    first_frames = np.sort(np.unique(frame_dialogue * len(names) + codes, return_index=True)[1])
+    use_turn, use_service = frame_turn[first_frames], codes[first_frames]
+    # A row's services are its dialogue's first uses up to its turn: a slice of them.
+    dialogue = pc.index_in(dialogue_ids, unified.column("dialogue_id")).to_numpy()
+    first_turn = starts(dialog)[dialogue]
+    begin = np.searchsorted(use_turn, first_turn, side="left")
+    end = np.searchsorted(use_turn, first_turn + np.asarray(turn_indices, dtype=np.int64), side="right")
+    slices, row_slice = np.unique(np.stack([begin, end], axis=1), axis=0, return_inverse=True)
+    texts, made = {}, []
+    for b, e in slices.tolist():
+        used = tuple(names[code] for code in use_service[b:e].tolist())
+        if used not in texts:
+            texts[used] = services_text([by_name[s] for s in used if s in by_name])
+        made.append(texts[used])
+    return [made[k] for k in row_slice.reshape(-1).tolist()]
 
 
 def chat_table(unified, module, view_table, instruction, sides, extra=None):
@@ -146,19 +155,20 @@ def chat_table(unified, module, view_table, instruction, sides, extra=None):
     else:  # nlg: GEM's columns
         dialogue_ids = pc.replace_substring_regex(ids, r"/[0-9]+$", "")
         turn_indices = rows.column("turn_id").combine_chunks()
-    services = services_so_far(unified, dialogue_ids.to_pylist(), turn_indices.to_pylist())
+    services = services_so_far(unified, dialogue_ids, turn_indices.to_numpy(zero_copy_only=False))
     # Each module's system and target per row, from the columns it needs; or of every
     # row at once, from the Arrow columns (``systems``, ``targets``), where it has them.
     columns = [c for c in getattr(module, "TABLE_COLUMNS", module.COLUMNS) if c != "context"]
     plain = rows.select(columns).to_pylist() if columns else None
     if hasattr(module, "systems"):
-        systems = module.systems(rows, instruction, services)
+        systems = module.systems(rows, instruction, services, **(extra or {}))
     else:
         systems = [module.system(row, instruction, part, **(extra or {})) for row, part in zip(plain, services)]
     targets = module.targets(rows) if hasattr(module, "targets") else [module.target(row) for row in plain]
-    system = messages_array([SYSTEM] * n, systems)
+    system_texts, system_of = distinct(systems)
+    system = messages_array([SYSTEM] * len(system_texts), system_texts)
     completion = messages_array([ASSISTANT] * n, targets)
-    prompts, messages = prompts_and_messages(system, turn_messages(*sides(rows)), completion)
+    prompts, messages = prompts_and_messages(system, system_of, turn_messages(*sides(rows)), completion)
     columns = {
         "id": ids,
         "dialogue_id": dialogue_ids,

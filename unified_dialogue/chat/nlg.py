@@ -12,13 +12,20 @@
 
 import sys
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from . import build
-from .text import ASSISTANT, USER, compose, conversation, services_text, system_text, values
+from ..views.turns import lengths, relist
+from .text import (ASSISTANT, USER, VALUES_JOIN, compose, conversation, services_text, system_text, values,
+                   written_values)
 
 NAME = "nlg"
 FEATURES = build.FEATURES
 # The columns of a nlg row its messages are made of.
 COLUMNS = ("dialog_acts", "context", "target")
+# The table path reads the rows' columns itself (``systems``, ``targets``).
+TABLE_COLUMNS = ()
 
 
 def act_text(act, act_names=None):
@@ -38,6 +45,30 @@ def system(row, instruction, services="", act_names=None):
     return system_text(instruction, services, acts_text(row["dialog_acts"], act_names))
 
 
+def systems(rows, instruction, services, act_names=None):
+    """``system`` of every row of a pa.Table of nlg rows (``services``: each row's services
+    text), the acts written by Arrow: converting them to Python records would cost more
+    than the rest of the row."""
+    return [system_text(instruction, part, acts) for part, acts in zip(services, acts_texts(rows, act_names))]
+
+
+def acts_texts(rows, act_names=None):
+    """``acts_text`` of every row of a pa.Table of nlg rows."""
+    acts = rows.column("dialog_acts").combine_chunks()
+    flat = acts.flatten()
+    name, slot, texts = flat.field("act"), flat.field("slot"), flat.field("values")
+    if not pa.types.is_string(name.type):
+        name = pa.array(act_names, pa.string()).take(name)
+    listed = pc.binary_join(relist(lengths(texts), written_values(texts.flatten())), VALUES_JOIN)
+    with_slot = pc.if_else(pc.greater(pa.array(lengths(texts)), 0),
+                           pc.binary_join_element_wise(name, "(", slot, "=", listed, ")", ""),
+                           pc.binary_join_element_wise(name, "(", slot, ")", ""))
+    has_slot = pc.fill_null(pc.not_equal(slot, ""), False)
+    items = pc.if_else(has_slot, with_slot, name)
+    joined = pc.fill_null(pc.binary_join(relist(lengths(acts), items), "; "), "")
+    return pc.binary_join_element_wise("Acts: ", joined, "").to_pylist()
+
+
 def turns(row):
     last = len(row["context"]) - 1
     return conversation([(USER if (last - j) % 2 == 0 else ASSISTANT, utterance)
@@ -46,6 +77,10 @@ def turns(row):
 
 def target(row):
     return row["target"]
+
+
+def targets(rows):
+    return rows.column("target").to_pylist()
 
 
 def messages(row, instruction=None, services=(), act_names=None):
