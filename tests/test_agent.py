@@ -337,6 +337,7 @@ ROW = {
     '{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": {"a": "1"}}}]}',
     'Sure, calling it now.\n```json\n{"name": "f", "parameters": {"a": "1"}}\n```',
     'I will call {"name": "f", "arguments": {"a": "1"}} now',
+    '<tool_call>{"name": broken</tool_call>\n<tool_call>{"name": "f", "arguments": {"a": "1"}}</tool_call>',
 ])
 def test_the_usual_encodings_parse(text):
     assert parse_tool_calls(text)[0] == ("f", {"a": "1"})
@@ -373,6 +374,26 @@ def test_scores_of_right_partly_right_wrong_and_malformed_calls():
     assert scores["argument_recall"] == 3 / 8
     assert scores["argument_f1"] == pytest.approx(2 * (3 / 5) * (3 / 8) / (3 / 5 + 3 / 8))
     assert (scores["malformed"], scores["malformed_ids"]) == (1, ["r3"])
+
+
+def test_a_block_that_does_not_parse_is_passed_over_and_later_calls_are_extra():
+    text = ('<tool_call>{"name": "f", "arguments": {"a": "1"}}</tool_call><tool_call>{oops</tool_call>'
+            '<tool_call>{"name": "g", "arguments": {}}</tool_call>')
+    assert parse_tool_calls(text) == [("f", {"a": "1"}), ("g", {})]
+
+
+def test_a_non_string_prediction_is_an_error_or_a_counted_malformed_one():
+    rows = [dict(ROW, id="r0"), dict(ROW, id="r1"), dict(ROW, id="r2")]
+    with pytest.raises(ScoringError, match="prediction 'r1': the text is a int"):
+        score_tool_calls({"r0": gold_text(ROW), "r1": 7}, rows, allow_missing=False)
+    scores = score_tool_calls({"r0": gold_text(ROW), "r1": 7}, rows, allow_missing=True)
+    assert (scores["malformed_ids"], scores["missing_ids"]) == (["r1"], ["r2"])
+
+
+def test_a_gold_row_without_one_call_is_an_error_naming_it():
+    row = dict(ROW, id="r0", completion=[{"role": "assistant", "content": "hi", "tool_calls": []}])
+    with pytest.raises(ScoringError, match="row r0: the completion is not one assistant message with one tool call"):
+        score_tool_calls({"r0": "{}"}, [row])
 
 
 def test_missing_and_unknown_ids():

@@ -145,6 +145,19 @@ def test_apply_gives_the_loaders_chat_rows_for_any_unified_dataset(build):
     assert mine[0]["prompt"][0]["content"].startswith("Label it.")
 
 
+def test_a_service_without_a_schema_is_an_error_naming_the_dialogue(build):
+    from unified_dialogue.core.errors import SourceFormatError
+
+    unified = build("sgd")["train"].select(range(1))
+    record = unified[0]
+    record["knowledge"]["value"]["schema"] = record["knowledge"]["value"]["schema"][1:]
+    dropped = unified[0]["knowledge"]["value"]["schema"][0]["service_name"]
+    damaged = unified.from_list([record], features=unified.features)
+    with pytest.raises(SourceFormatError, match=f"dialogue {record['dialogue_id']}: .*no schema of service "
+                                                f"'{dropped}'"):
+        chat.apply("dst-chat", damaged)
+
+
 def test_an_sgdx_variant_is_rendered_with_the_variants_schemas(build):
     rows = build("sgd", "dst-chat", variant="v2")["validation"]
     schemas = build("sgd", "schema", variant="v2")["validation"]
@@ -243,10 +256,56 @@ def test_the_parser_reports_what_it_cannot_read_and_never_raises(written, expect
         assert any(problem in p for p in problems), problems
 
 
-def test_a_slot_named_like_a_keyword_is_refused_when_written():
-    with pytest.raises(ValueError, match="intent"):
-        state.state_text([{"service": "X_1", "state": {"active_intent": "NONE", "requested_slots": [],
-                                                       "slot_values": [{"slot": "intent", "values": ["x"]}]}}])
+def frames_table(*rows):
+    """A pa.Table of dst rows holding only ``frames``, typed as the view types them."""
+    import pyarrow as pa
+
+    from unified_dialogue.views import dst as dst_view
+
+    return pa.table({"frames": pa.array(rows, dst_view.SCHEMA.field("frames").type)})
+
+
+def test_the_table_path_writes_the_state_text_of_each_row():
+    empty = frame("Hotels_2", None)
+    empty["state"]["active_intent"] = ""
+    twice = frame("Movies_1", "NONE", location=["b"], **{"location-x": ["a"]})
+    twice["state"]["slot_values"].append({"slot": "location", "values": ["a"]})  # a slot twice: by value too
+    rows = [GOLD, GOLD[1:], [], [empty, GOLD[0]], [twice]]
+    assert chat.MODULES["dst"].targets(frames_table(*rows)).to_pylist() == [state.state_text(r) for r in rows]
+
+
+def test_the_table_path_writes_the_nlu_text_of_each_row():
+    import pyarrow as pa
+
+    from unified_dialogue.views import nlu as nlu_view
+
+    def span(domain, kind, text="x"):
+        return {"domain": domain, "label": "L", "type": kind, "text": text, "start": 0, "end": 1}
+
+    rows = [{"spans": [span(None, None), span("", ""), span("D", "T", "a; b")], "intents": ["I", "J"]},
+            {"spans": [], "intents": None}, {"spans": [span("D", None)], "intents": []}]
+    schema = nlu_view.SCHEMA
+    table = pa.table({name: pa.array([row[name] for row in rows], schema.field(name).type) for name in rows[0]})
+    module = chat.MODULES["nlu"]
+    assert module.targets(table).to_pylist() == [module.target(row) for row in rows]
+
+
+@pytest.mark.parametrize("path", ["text", "table"])
+def test_a_slot_named_like_a_keyword_is_refused_when_written(path):
+    frames = [GOLD[1], {"service": "X_1", "state": {"active_intent": "NONE", "requested_slots": [],
+                                                   "slot_values": [{"slot": "intent", "values": ["x"]}]}}]
+    with pytest.raises(ValueError, match="frame of X_1: a slot named 'intent'"):
+        state.state_text(frames) if path == "text" else chat.MODULES["dst"].targets(frames_table(GOLD, frames))
+
+
+@pytest.mark.parametrize("instruction", ["Do it.", ""])
+def test_system_messages_made_by_arrow_are_those_made_row_by_row(instruction):
+    import pyarrow as pa
+
+    parts = [["Services:\nA", "", None, "Services:\nB", ""], ["Acts: X", "Acts: Y", "", None, ""]]
+    services = pa.array(parts[0]).dictionary_encode()
+    made = text.system_texts(instruction, services, pa.array(parts[1])).to_pylist()
+    assert made == [text.system_text(instruction, a or "", b or "") for a, b in zip(*parts)]
 
 
 @pytest.mark.parametrize("variant", [None, "v1", "v2", "v3", "v4", "v5"])

@@ -341,6 +341,19 @@ def test_a_bad_legend_is_an_error_naming_it(change, problem):
         Legend.from_row({"service": "S"})
 
 
+@pytest.mark.parametrize("state_kwargs, problem", [
+    (dict(slot_values={"town": ["x"]}), "state slot 'town' is not a slot"),
+    (dict(slot_values={}, active_intent="Order"), "active intent 'Order' is not an intent"),
+    (dict(slot_values={}, requested_slots=["town"]), "requested slot 'town' is not a slot"),
+])
+def test_a_state_the_legend_cannot_write_is_an_error_naming_it(state_kwargs, problem):
+    from unified_dialogue.views.d3st_text import target
+
+    assert target(LEGEND, {"city": ["sf"]}, "Find", ["party"]) == "[states] 0=sf [intents] i0 [req_slots] 2"
+    with pytest.raises(LegendError, match=f"legend of 'Food_1': {problem}"):
+        target(LEGEND, **state_kwargs)
+
+
 def norm_state(frame_state, categorical):
     return {sv["slot"]: [v if sv["slot"] in categorical else " ".join(v.lower().split()) for v in sv["values"]]
             for sv in frame_state["slot_values"]}

@@ -239,6 +239,10 @@ def test_faithdial_rows_get_knowledge_scores_by_default():
     assert gold["knowledge_f1"] == sum(f1 for _, _, f1 in expected) / len(rows)
     with pytest.raises(ScoringError, match="has no knowledge sentence"):
         score_generation(predictions, [dict(row, knowledge=None) for row in rows], metrics=["knowledge"])
+    # rows without a knowledge sentence among them (SGD's, concatenated): not by default
+    mixed = rows[:2] + [dict(rows[2], knowledge=None)]
+    for order in (mixed, mixed[::-1]):
+        assert "knowledge_f1" not in score_generation({row["id"]: "x" for row in order}, order)["all"]
 
 
 def test_benchmark_runs_on_made_up_rows():

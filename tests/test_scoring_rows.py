@@ -26,7 +26,6 @@ def test_predictions_are_read_in_file_order_blank_lines_skipped(tmp_path):
     ('{"id": "a", "text": ', "line 2: not JSON"),
     ('["a", "b"]', "line 2: a JSON list, not an object"),
     ('{"id": "a"}', "line 2: no 'text'"),
-    ('{"id": "a", "text": 3}', "line 2: 'text' is a int, not a str"),
     ('{"id": 7, "text": "x"}', "line 2: 'id' is a int, not a str"),
     ('{"id": "z", "text": "again"}', "line 2: id 'z' is given twice"),
 ])
@@ -34,6 +33,16 @@ def test_a_bad_line_is_an_error_naming_file_and_line(tmp_path, line, problem):
     path = write_lines(tmp_path, '{"id": "z", "text": "first"}', line)
     with pytest.raises(ScoringError, match=f"{path}, {problem}"):
         read_predictions(path)
+
+
+def test_a_text_that_is_not_a_string_is_read_for_pair_to_refuse_or_count(tmp_path):
+    predictions = read_predictions(write_lines(tmp_path, '{"id": "sgd/test/1_00000/0", "text": null}',
+                                               '{"id": "sgd/test/1_00000/2", "text": "b"}'))
+    with pytest.raises(ScoringError, match="prediction 'sgd/test/1_00000/0': the text is a NoneType"):
+        pair(predictions, ROWS)
+    pairs = pair(predictions, ROWS, allow_missing=True)
+    assert (pairs.malformed, pairs.absent) == (["sgd/test/1_00000/0"], ["sgd/test/1_00001/0"])
+    assert pairs.missing == ["sgd/test/1_00000/0", "sgd/test/1_00001/0"]
 
 
 def test_an_unreadable_file_is_named(tmp_path):

@@ -1,9 +1,9 @@
 """The rows of a chat config, built from a batch of unified records: the view's rows, then
 each row's messages. The same messages as each chat module's ``messages`` (tests check it
-row by row), made faster: the turns of the conversation are taken from the view's context
-as Arrow columns (the bulk of the data, which Python would copy), and a module gives the
-system messages and completions of a whole table from its Arrow columns where it can
-(``systems``, ``targets``), else row by row in Python (``system``, ``target``)."""
+row by row), made by Arrow over whole tables, not row by row in Python: the bulk of the
+data (the turns so far, the services' schemas) would otherwise be copied into Python and
+back. The turns are taken from the view's context; each chat module gives the system
+messages and completions of a table of the view's rows (``systems``, ``targets``)."""
 
 import functools
 import json
@@ -15,9 +15,10 @@ import pyarrow.compute as pc
 from datasets import Features
 
 from .. import views
+from ..core.errors import SourceFormatError
 from ..core.features import INT, STRING
-from ..views.turns import Turns, lengths, parents, relist, starts
-from .text import ASSISTANT, JOIN, SYSTEM, USER, services_text
+from ..views.turns import lengths, parents, relist, starts
+from .text import ASSISTANT, JOIN, SYSTEM, USER, compose, services_text
 
 MESSAGE = {"role": STRING, "content": STRING}
 FEATURES = Features({
@@ -50,8 +51,8 @@ def view_table(name, **options):
 
 
 def messages_array(roles, contents):
-    return pa.StructArray.from_arrays([pa.array(roles, pa.string()), pa.array(contents, pa.string())],
-                                      fields=list(MESSAGE_TYPE))
+    """A StructArray of messages from the Arrow strings ``roles`` and ``contents``."""
+    return pa.StructArray.from_arrays([roles, contents], fields=list(MESSAGE_TYPE))
 
 
 def turn_messages(sizes, utterances, assistant):
@@ -94,28 +95,19 @@ def prompts_and_messages(system, system_of, turns, completion):
     return out
 
 
-def distinct(texts):
-    """The distinct ``texts`` in order of first use, and each text's position among them
-    (numpy). Rows share system messages (a dialogue's services, a speaker): converting
-    each distinct one to Arrow once spares copying the long ones row after row."""
-    position = {}
-    codes = [position.setdefault(text, len(position)) for text in texts]
-    return list(position), np.array(codes, dtype=np.int64)
-
-
 def services_so_far(unified, dialogue_ids, turn_indices):
     """For each row (a turn of ``unified``, by dialogue id and position), the schemas of
     the services its dialogue has used in its frames up to and including that turn, in the
-    order of first use, as text (the ``Services:`` part of a system message; "" without)."""
+    order of first use, as text (the ``Services:`` part of a system message; "" without):
+    a pa.DictionaryArray, each distinct text made and converted once (rows share them, and
+    they are long: a kilobyte a service)."""
     schemas = unified.column("knowledge").combine_chunks().field("value").field("schema")
     by_name = {}
     if schemas.null_count < len(schemas):
         flat = schemas.flatten()
-        first = {}
-        for position, name in enumerate(flat.field("service_name").to_pylist()):
-            first.setdefault(name, position)  # a service has one schema within a batch (one split)
-        picked = flat.take(pa.array(list(first.values()), pa.int64())).to_pylist()
-        by_name = dict(zip(first, picked))
+        names = flat.field("service_name")
+        first = pc.index_in(pc.unique(names), names).to_numpy()  # a service has one schema within a batch
+        by_name = {schema["service_name"]: schema for schema in flat.take(pa.array(first, pa.int64())).to_pylist()}
     dialog = unified.column("dialog").combine_chunks()
     frames = dialog.flatten().field("frames")
     # A service's first use in a dialogue: its first frame there (frames are in turn order).
@@ -130,22 +122,42 @@ def services_so_far(unified, dialogue_ids, turn_indices):
     first_turn = starts(dialog)[dialogue]
     begin = np.searchsorted(use_turn, first_turn, side="left")
     end = np.searchsorted(use_turn, first_turn + np.asarray(turn_indices, dtype=np.int64), side="right")
-    slices, row_slice = np.unique(np.stack([begin, end], axis=1), axis=0, return_inverse=True)
-    texts, made = {}, []
-    for b, e in slices.tolist():
+    slices, row_slice = np.unique(begin * (len(use_turn) + 1) + end, return_inverse=True)
+    row_slice = row_slice.reshape(-1)
+    position, texts, slice_text = {}, [], []
+    for k, (b, e) in enumerate(zip(*np.divmod(slices, len(use_turn) + 1))):
         used = tuple(names[code] for code in use_service[b:e].tolist())
-        if used not in texts:
-            texts[used] = services_text([by_name[s] for s in used if s in by_name])
-        made.append(texts[used])
-    return [made[k] for k in row_slice.reshape(-1).tolist()]
+        if used not in position:
+            unknown = [service for service in used if service not in by_name]
+            if unknown:
+                dialogue_id = dialogue_ids[int(np.argmax(row_slice == k))].as_py()
+                raise SourceFormatError("(unified records)", f"dialogue {dialogue_id}", "knowledge.value.schema",
+                                        f"no schema of service {unknown[0]!r}, which its frames name")
+            position[used] = len(texts)
+            texts.append(services_text([by_name[service] for service in used]))
+        slice_text.append(position[used])
+    indices = np.asarray(slice_text, dtype=np.int32)[row_slice]
+    return pa.DictionaryArray.from_arrays(pa.array(indices), pa.array(texts, pa.string()))
 
 
-def chat_table(unified, module, view_table, instruction, sides, extra=None):
-    """The chat rows of a pa.Table of unified records. ``module``: the chat module (its
-    ``system``, ``target`` and ``COLUMNS``; or ``systems`` and ``targets`` of all rows at
-    once, where it has them); ``view_table``: the view's function;
+def row_messages(module, row, given_instruction=None, services=(), **extra):
+    """The chat of one view row, ``{"prompt": [...], "completion": [...]}``, by the chat
+    ``module`` (its ``system``, ``turns`` and ``target``); ``given_instruction``: the
+    system message's (None: the view's default); ``services``: the schemas (``schema``
+    rows) of the services used up to the row's turn."""
+    system_message = module.system(row, instruction(module.NAME, given_instruction), services_text(services),
+                                   **extra)
+    return compose(system_message, module.turns(row), module.target(row))
+
+
+def chat_table(unified, module, view_table, given_instruction, sides, extra=None):
+    """The chat rows of a pa.Table of unified records. ``module``: the chat module, whose
+    ``systems(rows, instruction, services, **extra)`` and ``targets(rows)`` give the system
+    messages and completions of a table of the view's rows (``services``: each row's
+    ``Services:`` text, a pa.DictionaryArray), as Arrow strings; ``view_table``: the view's
+    function; ``given_instruction``: the system message's (None: the view's default);
     ``sides(rows)``: ``(sizes, utterances, assistant)`` of each row's turns (see
-    ``turn_messages``); ``extra``: keyword arguments of ``module.system``."""
+    ``turn_messages``)."""
     rows = view_table(unified)
     n = rows.num_rows
     ids = rows.column("id").combine_chunks()
@@ -156,18 +168,13 @@ def chat_table(unified, module, view_table, instruction, sides, extra=None):
         dialogue_ids = pc.replace_substring_regex(ids, r"/[0-9]+$", "")
         turn_indices = rows.column("turn_id").combine_chunks()
     services = services_so_far(unified, dialogue_ids, turn_indices.to_numpy(zero_copy_only=False))
-    # Each module's system and target per row, from the columns it needs; or of every
-    # row at once, from the Arrow columns (``systems``, ``targets``), where it has them.
-    columns = [c for c in getattr(module, "TABLE_COLUMNS", module.COLUMNS) if c != "context"]
-    plain = rows.select(columns).to_pylist() if columns else None
-    if hasattr(module, "systems"):
-        systems = module.systems(rows, instruction, services, **(extra or {}))
+    systems = module.systems(rows, instruction(module.NAME, given_instruction), services, **(extra or {}))
+    if isinstance(systems, pa.DictionaryArray):  # rows sharing a system message: each converted once
+        system_texts, system_of = systems.dictionary, systems.indices.to_numpy().astype(np.int64)
     else:
-        systems = [module.system(row, instruction, part, **(extra or {})) for row, part in zip(plain, services)]
-    targets = module.targets(rows) if hasattr(module, "targets") else [module.target(row) for row in plain]
-    system_texts, system_of = distinct(systems)
-    system = messages_array([SYSTEM] * len(system_texts), system_texts)
-    completion = messages_array([ASSISTANT] * n, targets)
+        system_texts, system_of = systems, np.arange(n)
+    system = messages_array(pa.repeat(pa.scalar(SYSTEM), len(system_texts)), system_texts)
+    completion = messages_array(pa.repeat(pa.scalar(ASSISTANT), n), module.targets(rows))
     prompts, messages = prompts_and_messages(system, system_of, turn_messages(*sides(rows)), completion)
     columns = {
         "id": ids,

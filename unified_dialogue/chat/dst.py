@@ -13,17 +13,17 @@
 
 import sys
 
-from ..views.turns import lengths, starts
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..core.features import NO_INTENT
+from ..views.turns import lengths, parents, relist
 from . import build
-from .state import line, state_text
-from .text import ASSISTANT, USER, VALUES_JOIN, compose, conversation, services_text, system_text, written_values
+from .state import INTENT, KEYWORDS, REQUESTED, check_slot_name, state_text
+from .text import ASSISTANT, USER, VALUES_JOIN, conversation, system_text, written_values
 
 NAME = "dst"
 FEATURES = build.FEATURES
-# The columns of a dst row its messages are made of.
-COLUMNS = ("context", "frames")
-# The table path reads the frames as flat columns (``targets``), not as rows.
-TABLE_COLUMNS = ()
 
 
 def user_role(row):
@@ -38,12 +38,10 @@ def system(row, instruction, services=""):
 
 def systems(rows, instruction, services):
     """``system`` of every row of a pa.Table of dst rows (``services``: each row's services
-    text): the same for every row with the same services, so made once for each."""
-    made = {}
-    for part in services:
-        if part not in made:
-            made[part] = system(None, instruction, part)
-    return [made[part] for part in services]
+    text, a pa.DictionaryArray), as a DictionaryArray: the same for every row with the
+    same services."""
+    texts = [system(None, instruction, part) for part in services.dictionary.to_pylist()]
+    return pa.DictionaryArray.from_arrays(services.indices, pa.array(texts, pa.string()))
 
 
 def turns(row):
@@ -56,35 +54,48 @@ def target(row):
 
 
 def targets(rows):
-    """``target`` of every row of a pa.Table of dst rows, read from flat columns (several
-    times faster than converting the rows' frames to Python)."""
+    """``target`` of every row of a pa.Table of dst rows, by Arrow: ``state.line`` of each
+    frame (slots and requested slots sorted), a row's frames one a line."""
     frames = rows.column("frames").combine_chunks()
     flat = frames.flatten()
     state = flat.field("state")
     requested, slot_values = state.field("requested_slots"), state.field("slot_values")
     entries = slot_values.flatten()
-    spoken = entries.field("values")
-    written = written_values(spoken.flatten()).to_pylist()
-    pairs = [(slot, VALUES_JOIN.join(written[v:v + n])) for slot, v, n in
-             zip(entries.field("slot").to_pylist(), starts(spoken).tolist(), lengths(spoken).tolist())]
-    names = requested.flatten().to_pylist()
-    lines = [line(service, intent, names[r:r + r_size], pairs[e:e + e_size])
-             for service, intent, r, r_size, e, e_size in zip(
-                 flat.field("service").to_pylist(), state.field("active_intent").to_pylist(),
-                 starts(requested).tolist(), lengths(requested).tolist(), starts(slot_values).tolist(),
-                 lengths(slot_values).tolist())]
-    return ["\n".join(lines[f:f + n]) for f, n in zip(starts(frames).tolist(), lengths(frames).tolist())]
+    slots, spoken = entries.field("slot"), entries.field("values")
+    keyword = pc.fill_null(pc.is_in(slots, value_set=pa.array(KEYWORDS)), False)
+    if pc.any(keyword).as_py():
+        at = pc.index(keyword, True).as_py()
+        check_slot_name(flat.field("service")[int(parents(slot_values)[at])].as_py(), slots[at].as_py())
+    written = pc.binary_join(relist(lengths(spoken), written_values(spoken.flatten())), VALUES_JOIN)
+    items = sorted_within(slot_values, [slots, written], pc.binary_join_element_wise(slots, written, "="))
+    names = sorted_within(requested, [requested.flatten()], requested.flatten())
+    listed = pc.binary_join_element_wise(f"; {REQUESTED}=[", pc.binary_join(names, ", "), "]", "")
+    intent = state.field("active_intent")
+    intent = pc.if_else(pc.fill_null(pc.equal(intent, ""), True), NO_INTENT, intent)
+    lines = pc.binary_join_element_wise(
+        flat.field("service"), f": {INTENT}=", intent,
+        pc.if_else(pc.greater(pa.array(lengths(requested)), 0), listed, ""),
+        pc.if_else(pc.greater(pa.array(lengths(slot_values)), 0),
+                   pc.binary_join_element_wise("; ", pc.binary_join(items, "; "), ""), ""), "")
+    return pc.fill_null(pc.binary_join(relist(lengths(frames), lines), "\n"), "")
+
+
+def sorted_within(lists, keys, values):
+    """``values`` (one per item of the list array ``lists``) as lists again, each list's
+    items in the order of their ``keys`` (string arrays, compared in turn: as Python sorts
+    tuples of strings, by code point)."""
+    columns = {"list": parents(lists), **{f"key{k}": key for k, key in enumerate(keys)}}
+    order = pc.sort_indices(pa.table(columns), sort_keys=[(name, "ascending") for name in columns])
+    return relist(lengths(lists), values.take(order))
 
 
 def messages(row, instruction=None, services=()):
-    """The chat of one ``dst`` row: ``{"prompt": [...], "completion": [...]}``.
-    ``services``: the schemas (``schema`` rows) of the services used up to the row's turn."""
-    system_message = system(row, build.instruction(NAME, instruction), services_text(services))
-    return compose(system_message, turns(row), target(row))
+    """The chat of one ``dst`` row (``build.row_messages``)."""
+    return build.row_messages(sys.modules[__name__], row, instruction, services)
 
 
 def table(unified, instruction=None):
     """The dst-chat rows of a pa.Table of unified records: the dst view's rows as chat.
     ``instruction``: the system message's (default: the view's in ``templates.json``)."""
     return build.chat_table(unified, sys.modules[__name__], build.view_table(NAME),
-                            build.instruction(NAME, instruction), build.dst_sides)
+                            instruction, build.dst_sides)

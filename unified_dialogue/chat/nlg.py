@@ -17,15 +17,10 @@ import pyarrow.compute as pc
 
 from . import build
 from ..views.turns import lengths, relist
-from .text import (ASSISTANT, USER, VALUES_JOIN, compose, conversation, services_text, system_text, values,
-                   written_values)
+from .text import ASSISTANT, USER, VALUES_JOIN, conversation, system_text, system_texts, values, written_values
 
 NAME = "nlg"
 FEATURES = build.FEATURES
-# The columns of a nlg row its messages are made of.
-COLUMNS = ("dialog_acts", "context", "target")
-# The table path reads the rows' columns itself (``systems``, ``targets``).
-TABLE_COLUMNS = ()
 
 
 def act_text(act, act_names=None):
@@ -47,9 +42,8 @@ def system(row, instruction, services="", act_names=None):
 
 def systems(rows, instruction, services, act_names=None):
     """``system`` of every row of a pa.Table of nlg rows (``services``: each row's services
-    text), the acts written by Arrow: converting them to Python records would cost more
-    than the rest of the row."""
-    return [system_text(instruction, part, acts) for part, acts in zip(services, acts_texts(rows, act_names))]
+    text, a pa.DictionaryArray), by Arrow."""
+    return system_texts(instruction, services, acts_texts(rows, act_names))
 
 
 def acts_texts(rows, act_names=None):
@@ -66,7 +60,7 @@ def acts_texts(rows, act_names=None):
     has_slot = pc.fill_null(pc.not_equal(slot, ""), False)
     items = pc.if_else(has_slot, with_slot, name)
     joined = pc.fill_null(pc.binary_join(relist(lengths(acts), items), "; "), "")
-    return pc.binary_join_element_wise("Acts: ", joined, "").to_pylist()
+    return pc.binary_join_element_wise("Acts: ", joined, "")
 
 
 def turns(row):
@@ -80,15 +74,12 @@ def target(row):
 
 
 def targets(rows):
-    return rows.column("target").to_pylist()
+    return rows.column("target").combine_chunks()
 
 
 def messages(row, instruction=None, services=(), act_names=None):
-    """The chat of one ``nlg`` row: ``{"prompt": [...], "completion": [...]}``.
-    ``services``: the schemas (``schema`` rows) of the services used up to the row's turn;
-    ``act_names``: the act names, where the row's acts are the ClassLabel's numbers."""
-    system_message = system(row, build.instruction(NAME, instruction), services_text(services), act_names)
-    return compose(system_message, turns(row), target(row))
+    """The chat of one ``nlg`` row (``build.row_messages``)."""
+    return build.row_messages(sys.modules[__name__], row, instruction, services, act_names=act_names)
 
 
 def table(unified, role, act_names, dataset="schema_guided_dialog", instruction=None):
@@ -96,5 +87,5 @@ def table(unified, role, act_names, dataset="schema_guided_dialog", instruction=
     options: the responding ``role``, ``act_names``, GEM's ``dataset``) as chat.
     ``instruction``: the system message's (default: the view's in ``templates.json``)."""
     view_table = build.view_table(NAME, role=role, act_names=act_names, dataset=dataset)
-    return build.chat_table(unified, sys.modules[__name__], view_table, build.instruction(NAME, instruction),
+    return build.chat_table(unified, sys.modules[__name__], view_table, instruction,
                             build.nlg_sides, {"act_names": act_names})

@@ -13,19 +13,16 @@
 
 import sys
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import build
 from ..views.turns import lengths, relist
-from .text import USER, compose, message, services_text, system_text, value, written_values
+from .text import USER, message, system_text, value, written_values
 
 NAME = "nlu"
 FEATURES = build.FEATURES
-# The columns of a nlu row its messages are made of.
-COLUMNS = ("role", "utterance", "spans", "intents")
-# The table path reads the rows' columns itself (``systems``, ``targets``).
-TABLE_COLUMNS = ()
 
 
 def span_text(span):
@@ -42,13 +39,15 @@ def system(row, instruction, services=""):
 
 def systems(rows, instruction, services):
     """``system`` of every row of a pa.Table of nlu rows (``services``: each row's services
-    text), made once for each pair of services and speaker."""
-    made, out = {}, []
-    for role, part in zip(rows.column("role").to_pylist(), services):
-        if (part, role) not in made:
-            made[part, role] = system({"role": role}, instruction, part)
-        out.append(made[part, role])
-    return out
+    text, a pa.DictionaryArray), as a DictionaryArray: made once for each pair of services
+    and speaker."""
+    roles = pc.dictionary_encode(rows.column("role").combine_chunks(), null_encoding="encode")
+    role_names, texts = roles.dictionary.to_pylist(), services.dictionary.to_pylist()
+    pairs = services.indices.to_numpy().astype(np.int64) * len(role_names) + roles.indices.to_numpy()
+    distinct, codes = np.unique(pairs, return_inverse=True)
+    made = [system({"role": role_names[role]}, instruction, texts[part])
+            for part, role in zip(*np.divmod(distinct, len(role_names)))]
+    return pa.DictionaryArray.from_arrays(pa.array(codes.reshape(-1).astype(np.int32)), pa.array(made, pa.string()))
 
 
 def turns(row):
@@ -67,14 +66,20 @@ def targets(rows):
     """``target`` of every row of a pa.Table of nlu rows, joined by Arrow."""
     spans, intents = rows.column("spans").combine_chunks(), rows.column("intents").combine_chunks()
     flat = spans.flatten()
-    name = pc.coalesce(pc.binary_join_element_wise(flat.field("domain"), flat.field("label"), "."), flat.field("label"))
-    name = pc.coalesce(pc.binary_join_element_wise(name, flat.field("type"), "/"), name)
+    domain, kind = given(flat.field("domain")), given(flat.field("type"))
+    name = pc.coalesce(pc.binary_join_element_wise(domain, flat.field("label"), "."), flat.field("label"))
+    name = pc.coalesce(pc.binary_join_element_wise(name, kind, "/"), name)
     items = pc.binary_join_element_wise(name, written_values(flat.field("text")), "=")
     spans_line = pc.binary_join_element_wise(
         "spans: ", listed(relist(lengths(spans), items), lengths(spans), "; "), "")
     intents_line = pc.binary_join_element_wise("intents: ", listed(intents, lengths(intents), ", "), "\n", "")
     with_intents = pc.binary_join_element_wise(intents_line, spans_line, "")
-    return pc.if_else(intents.is_valid(), with_intents, spans_line).to_pylist()
+    return pc.if_else(intents.is_valid(), with_intents, spans_line)
+
+
+def given(strings):
+    """``strings`` with "" made null: an empty domain or type is written as none (``span_text``)."""
+    return pc.if_else(pc.equal(strings, ""), pa.scalar(None, pa.string()), strings)
 
 
 def listed(lists, sizes, separator):
@@ -83,14 +88,12 @@ def listed(lists, sizes, separator):
 
 
 def messages(row, instruction=None, services=()):
-    """The chat of one ``nlu`` row: ``{"prompt": [...], "completion": [...]}``.
-    ``services``: the schemas (``schema`` rows) of the services used up to the row's turn."""
-    system_message = system(row, build.instruction(NAME, instruction), services_text(services))
-    return compose(system_message, turns(row), target(row))
+    """The chat of one ``nlu`` row (``build.row_messages``)."""
+    return build.row_messages(sys.modules[__name__], row, instruction, services)
 
 
 def table(unified, instruction=None):
     """The nlu-chat rows of a pa.Table of unified records: the nlu view's rows as chat.
     ``instruction``: the system message's (default: the view's in ``templates.json``)."""
     return build.chat_table(unified, sys.modules[__name__], build.view_table(NAME),
-                            build.instruction(NAME, instruction), build.nlu_sides)
+                            instruction, build.nlu_sides)

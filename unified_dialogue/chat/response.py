@@ -20,14 +20,10 @@ import pyarrow.compute as pc
 
 from . import build
 from ..views.turns import lengths, relist, starts
-from .text import ASSISTANT, USER, compose, conversation, services_text, system_text, value, written_values
+from .text import ASSISTANT, USER, conversation, system_text, system_texts, value, written_values
 
 NAME = "response"
 FEATURES = build.FEATURES
-# The columns of a response row its messages are made of.
-COLUMNS = ("context", "role", "response", "query", "querying_result", "knowledge")
-# The table path reads the rows' columns itself (``systems``, ``targets``).
-TABLE_COLUMNS = ()
 
 
 def pairs(entries):
@@ -54,12 +50,9 @@ def system(row, instruction, services=""):
 
 def systems(rows, instruction, services):
     """``system`` of every row of a pa.Table of response rows (``services``: each row's
-    services text), the service calls read from flat columns: converting the results to
-    Python records would cost more than the rest of the row."""
-    calls = call_texts(rows)
-    knowledge = rows.column("knowledge").to_pylist()
-    return [system_text(instruction, part, call, f"Knowledge: {k}" if k is not None else "")
-            for part, call, k in zip(services, calls, knowledge)]
+    services text, a pa.DictionaryArray), by Arrow."""
+    knowledge = pc.binary_join_element_wise("Knowledge: ", rows.column("knowledge").combine_chunks(), "")
+    return system_texts(instruction, services, call_texts(rows), knowledge)
 
 
 def call_texts(rows):
@@ -77,7 +70,7 @@ def call_texts(rows):
     lines = pc.binary_join(relist(size + 1, pa.concat_arrays([header, numbered]).take(pa.array(
         order(size)))), "\n")
     texts = pc.if_else(pc.equal(pa.array(size), 0), pc.binary_join_element_wise(lines, " none", ""), lines)
-    return pc.fill_null(texts, "").to_pylist()
+    return pc.fill_null(texts, "")
 
 
 def order(size):
@@ -105,14 +98,12 @@ def target(row):
 
 
 def targets(rows):
-    return rows.column("response").to_pylist()
+    return rows.column("response").combine_chunks()
 
 
 def messages(row, instruction=None, services=()):
-    """The chat of one ``response`` row: ``{"prompt": [...], "completion": [...]}``.
-    ``services``: the schemas (``schema`` rows) of the services used up to the row's turn."""
-    system_message = system(row, build.instruction(NAME, instruction), services_text(services))
-    return compose(system_message, turns(row), target(row))
+    """The chat of one ``response`` row (``build.row_messages``)."""
+    return build.row_messages(sys.modules[__name__], row, instruction, services)
 
 
 def table(unified, role, full_names=None, instruction=None):
@@ -120,5 +111,5 @@ def table(unified, role, full_names=None, instruction=None):
     (with its options: the responding ``role``, ``full_names`` of abbreviated acts) as chat.
     ``instruction``: the system message's (default: the view's in ``templates.json``)."""
     view_table = build.view_table(NAME, role=role, full_names=full_names)
-    return build.chat_table(unified, sys.modules[__name__], view_table, build.instruction(NAME, instruction),
+    return build.chat_table(unified, sys.modules[__name__], view_table, instruction,
                             build.response_sides)

@@ -29,6 +29,7 @@ from ..core.features import NO_INTENT
 from .text import read_value, split_outside_quotes, values
 
 INTENT, REQUESTED = "intent", "requested"
+KEYWORDS = (INTENT, REQUESTED)
 _HEADER = re.compile(r"\s*([A-Za-z0-9_.\-]+)\s*:\s*(.*)", re.DOTALL)
 
 
@@ -47,11 +48,15 @@ def line(service, active_intent, requested_slots, slot_values):
     if requested_slots:
         items.append(f"{REQUESTED}=[{', '.join(sorted(requested_slots))}]")
     for slot, written in sorted(slot_values):
-        if slot in (INTENT, REQUESTED):
-            raise ValueError(f"frame of {service}: a slot named {slot!r} cannot be told from the keyword of the "
-                             f"same name")
+        check_slot_name(service, slot)
         items.append(f"{slot}={written}")
     return f"{service}: " + "; ".join(items)
+
+
+def check_slot_name(service, slot):
+    if slot in KEYWORDS:
+        raise ValueError(f"frame of {service}: a slot named {slot!r} cannot be told from the keyword of the "
+                         f"same name")
 
 
 def state_text(frames):

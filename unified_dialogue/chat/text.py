@@ -10,6 +10,8 @@ SYSTEM, USER, ASSISTANT = "system", "user", "assistant"
 # Turns of one role in a row become one message, their utterances joined by this.
 JOIN = "\n"
 VALUES_JOIN = " | "
+# The parts of a system message are a blank line apart.
+SYSTEM_JOIN = "\n\n"
 # A value is written in double quotes, JSON-escaped, where it holds one of these (or
 # begins or ends with a space, or is empty), so that the text reads back unambiguously.
 NEEDS_QUOTES = r'[;|"\[\]\n\r\t]|^[\s\']|\s$|^$'
@@ -146,4 +148,21 @@ def services_text(services):
 
 def system_text(instruction, *parts):
     """A system message: the instruction, then each non-empty part, a blank line apart."""
-    return "\n\n".join(part for part in (instruction, *parts) if part)
+    return SYSTEM_JOIN.join(part for part in (instruction, *parts) if part)
+
+
+def system_texts(instruction, *parts):
+    """``system_text`` of every row, by Arrow: ``parts``, pa.Arrays of strings (a
+    DictionaryArray too; "" or null where a row has no such part)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pieces = [pa.scalar(instruction)]
+    for part in parts:
+        if isinstance(part, pa.DictionaryArray):
+            part = part.dictionary.take(part.indices)
+        part = pc.fill_null(part, "")
+        pieces.append(pc.if_else(pc.equal(part, ""), "", pc.binary_join_element_wise(SYSTEM_JOIN, part, "")))
+    joined = pc.binary_join_element_wise(*pieces, "")
+    # Without an instruction, the first part present has no blank line before it.
+    return joined if instruction else pc.replace_substring_regex(joined, "^" + SYSTEM_JOIN, "", max_replacements=1)

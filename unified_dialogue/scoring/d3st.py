@@ -49,7 +49,7 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
     """
     pairs = pair(predictions, rows, allow_missing=allow_missing)
     turns, references, slots_of, seen, levels = {}, {}, {}, set(), set()
-    malformed, problems_of = [], {}
+    malformed, problems_of = list(pairs.malformed), {}
     for row, text in pairs:
         identifier = row["id"]
         where = f"row {identifier}"
@@ -69,8 +69,8 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
             references[key] = {"dialogue_id": key[0], "original_id": row.get("original_id") or key[0],
                                "turn_index": key[1], "context": [{"role": "USER", "utterance": ""}], "frames": []}
         references[key]["frames"].append({"service": service, "slots": None, "state": reference["state"]})
-        if text is None:
-            frames = [_empty_frame(legend.service)]
+        if text is None:  # scored as an empty frame below, as a frame no text predicts
+            frames = []
         else:
             frames, problems = parse(text, legend)
             if problems:
@@ -96,5 +96,5 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
         metrics = {group: {m: v for m, v in values.items() if m not in INTENT_METRICS}
                    for group, values in metrics.items()}
     metrics.update(malformed=len(malformed), malformed_ids=malformed, malformed_problems=problems_of,
-                   frames_not_predicted=not_predicted, missing=len(pairs.missing), missing_ids=list(pairs.missing))
+                   frames_not_predicted=not_predicted, missing=len(pairs.absent), missing_ids=pairs.absent)
     return metrics

@@ -76,7 +76,7 @@ def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_sc
     pairs = pair(predictions, rows, allow_missing=allow_missing)
     by_id = {get(row, "id", str, "reference row"): row for row in references}
     known = Schemas.of(schemas)
-    scored, malformed, not_predicted = [], [], 0
+    scored, malformed, not_predicted = [], list(pairs.malformed), 0
     for row, text in pairs:
         reference = by_id.get(row["id"])
         if reference is None:
@@ -90,5 +90,5 @@ def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_sc
     metrics = score_dst(scored, references, schemas, train_schemas, use_fuzzy_match=use_fuzzy_match,
                         joint_acc_across_turn=joint_acc_across_turn)
     metrics.update(malformed=len(malformed), malformed_ids=malformed, frames_not_predicted=not_predicted,
-                   missing=len(pairs.missing), missing_ids=list(pairs.missing))
+                   missing=len(pairs.absent), missing_ids=pairs.absent)
     return metrics

@@ -128,11 +128,13 @@ def _metrics_of(pairs, metrics, tokenizer, noncategorical):
     return values
 
 
-def _default_metrics(sample, schemas):
+def _default_metrics(rows, schemas):
+    """The lexical metrics; SER with schemas; the knowledge overlap where every row has a
+    knowledge sentence (FaithDial's, not SGD's rows, also when concatenated)."""
     metrics = list(LEXICAL_METRICS)
     if schemas is not None:
         metrics.append("ser")
-    if sample is not None and isinstance(sample.get("knowledge"), str):
+    if rows and all(isinstance(row.get("knowledge"), str) for row in rows):
         metrics.append("knowledge")
     return metrics
 
@@ -196,7 +198,7 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
                                                upstream_compat)
     rows = _plain_rows(rows, _columns_needed(group_by, metrics or METRICS))
     if metrics is None:
-        metrics = _default_metrics(rows[0] if rows else None, schemas)
+        metrics = _default_metrics(rows, schemas)
     if "ser" in metrics and schemas is None:
         raise ScoringError("the slot error rate needs SGD's schemas (schemas=...: the schema rows of every split)")
     if "ser" in metrics and not group_by:
@@ -205,8 +207,6 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
     train_services = train_service_names(train_schemas)
     paired = pair(predictions, rows, allow_missing=allow_missing)
     pairs = [(row, text) for row, text in paired if text is not None]
-    malformed = set(paired.malformed)
-    missing = [identifier for identifier in paired.missing if identifier not in malformed]
 
     groups = {ALL: pairs}
     for column in group_by:
@@ -216,6 +216,6 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
         for value in sorted(by_value, key=lambda value: (value is None, str(value))):
             groups[_group_name(column, value)] = by_value[value]
     result = {name: _metrics_of(members, metrics, tokenizer, noncategorical) for name, members in groups.items()}
-    result["misses"] = {"count": len(missing), "ids": missing}
+    result["misses"] = {"count": len(paired.absent), "ids": paired.absent}
     result["malformed"] = {"count": len(paired.malformed), "ids": paired.malformed}
     return result

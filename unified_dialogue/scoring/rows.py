@@ -65,7 +65,7 @@ def read_predictions(path):
 
     Raises:
         ScoringError naming the file and line of a line that is not such an object, or of an
-        id given twice.
+        id given twice. (A ``text`` that is not a string is read as it is: see ``pair``.)
 
     Example:
         >>> read_predictions("predictions.jsonl")  # doctest: +SKIP
@@ -87,10 +87,14 @@ def read_predictions(path):
             raise ScoringError(f"{where}: not JSON: {error}") from None
         if not isinstance(record, dict):
             fail(where, f"a JSON {type(record).__name__}, not an object {{\"id\", \"text\"}}")
-        identifier, text = get(record, "id", str, where), get(record, "text", str, where)
+        identifier = get(record, "id", str, where)
+        if "text" not in record:
+            fail(where, "no 'text'")
         if identifier in predictions:
             fail(where, f"id {identifier!r} is given twice")
-        predictions[identifier] = text
+        # A text that is not a string is kept: ``pair`` refuses it, naming its id, or
+        # counts it as malformed (allow_missing).
+        predictions[identifier] = record["text"]
     return predictions
 
 
@@ -112,6 +116,12 @@ class Pairs(list):
         super().__init__(pairs)
         self.missing = missing
         self.malformed = list(malformed)
+
+    @property
+    def absent(self):
+        """The ids of the rows without any prediction (``missing`` but not ``malformed``)."""
+        malformed = set(self.malformed)
+        return [identifier for identifier in self.missing if identifier not in malformed]
 
 
 def shown(ids, limit=5):

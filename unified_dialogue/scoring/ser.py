@@ -26,8 +26,9 @@ def noncategorical_slots(schemas):
     """Service name -> the set of its non-categorical slot names, from ``schema.json``
     entries or ``schema`` rows (of every split: the script reads train, dev and test)."""
     slots = {}
-    for service, service_slots_ in service_slots(schemas).items():
-        slots.setdefault(service, set()).update(name for name, categorical in service_slots_ if not categorical)
+    for schema in schemas:
+        for service, entries in service_slots([schema]).items():
+            slots.setdefault(service, set()).update(name for name, categorical in entries if not categorical)
     return slots
 
 

@@ -3,9 +3,9 @@ and compared with the row's gold call.
 
 Parsed encodings (``parse_tool_calls``): a JSON object ``{"name", "arguments"}`` (or
 ``"parameters"``); a JSON list of such objects; one or more ``<tool_call>…</tool_call>``
-blocks (the closing tag may be cut off); OpenAI's ``{"type": "function", "function":
-{"name", "arguments"}}`` with the arguments as a JSON string, or a whole message with
-``tool_calls``. The JSON may sit in a code fence or after some text; the first JSON value
+blocks (the closing tag may be cut off; a block that does not parse is passed over);
+OpenAI's ``{"type": "function", "function": {"name", "arguments"}}`` with the arguments as a
+JSON string, or a whole message with ``tool_calls``. The JSON may sit in a code fence or after some text; the first JSON value
 that parses is taken. Output with no call in any of these forms is malformed: a counted
 miss, its id listed.
 
@@ -42,9 +42,12 @@ class MalformedOutput(ValueError):
 def parse_tool_calls(text):
     """The tool calls in a model's raw output, as ``[(name, arguments)]``; raises
     MalformedOutput where there is none."""
-    blocks = BLOCK.findall(text)
-    values = [json_value(block) for block in blocks] if blocks else [json_value(text)]
-    calls = [call for value in values for call in calls_of(value)]
+    calls = []
+    for block in BLOCK.findall(text) or [text]:
+        try:
+            calls += calls_of(json_value(block))
+        except MalformedOutput:  # a block that does not parse is no call; the others count
+            continue
     if not calls:
         raise MalformedOutput("no tool call")
     return calls
@@ -123,12 +126,14 @@ def value_key(value, prop):
 
 def gold_call(row):
     """``(name, arguments, properties of the gold tool)`` of an ``agent-call-chat`` row."""
-    (message,) = row["completion"]
-    (call,) = message["tool_calls"]
-    name = call["function"]["name"]
+    completion = row["completion"]
+    calls = completion[0].get("tool_calls") or [] if len(completion) == 1 else []
+    if len(calls) != 1:
+        raise ScoringError(f"row {row['id']}: the completion is not one assistant message with one tool call")
+    name = calls[0]["function"]["name"]
     for tool in row["tools"]:
         if tool["function"]["name"] == name:
-            return name, loaded(call["function"]["arguments"]), loaded(tool["function"]["parameters"])["properties"]
+            return name, loaded(calls[0]["function"]["arguments"]), loaded(tool["function"]["parameters"])["properties"]
     raise ScoringError(f"row {row['id']}: the gold call {name} is not one of the row's tools")
 
 
@@ -153,14 +158,14 @@ def score_tool_calls(predictions, rows, *, allow_missing=False):
         ...                   '"arguments": {"location": "San Jose"}}'}, rows, allow_missing=True)
     """
     totals = dict(rows=0, names=0, joint=0, right=0, predicted=0, gold=0, extra=0)
-    malformed, missing = [], []
-    for row, text in pair(predictions, rows, allow_missing=allow_missing):
+    pairs = pair(predictions, rows, allow_missing=allow_missing)
+    malformed = list(pairs.malformed)
+    for row, text in pairs:
         name, arguments, properties = gold_call(row)
         gold = {slot: value_key(value, properties.get(slot)) for slot, value in arguments.items()}
         totals["rows"] += 1
         totals["gold"] += len(gold)
         if text is None:
-            missing.append(row["id"])
             continue
         try:
             (predicted_name, predicted_arguments), *extra = parse_tool_calls(text)
@@ -174,7 +179,7 @@ def score_tool_calls(predictions, rows, *, allow_missing=False):
             totals["names"] += 1
             totals["right"] += sum(slot in gold and gold[slot] == value for slot, value in predicted.items())
             totals["joint"] += predicted == gold
-    return metrics(totals, malformed, missing)
+    return metrics(totals, malformed, pairs.absent)
 
 
 def metrics(totals, malformed, missing):

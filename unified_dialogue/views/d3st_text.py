@@ -225,6 +225,9 @@ def target(legend, slot_values, active_intent=NO_INTENT, requested_slots=(), com
     writes them: a value's own `` | `` as it is, and the intent as ``i<id>`` followed by
     the delimiter less its last character."""
     by_name = {slot.name: slot for slot in legend.slots}
+    unknown = sorted(set(slot_values) - set(by_name))
+    if unknown:
+        raise LegendError(f"legend of {legend.service!r}: state slot {unknown[0]!r} is not a slot of the service")
     states = []
     for slot in sorted(legend.slots, key=lambda s: s.id):
         values = slot_values.get(slot.name)
@@ -235,6 +238,9 @@ def target(legend, slot_values, active_intent=NO_INTENT, requested_slots=(), com
     text = " ".join([STATES] + states)
     if legend.level != "dst":
         intents = [i for i in legend.intents if i.name == active_intent]
+        if not intents and active_intent != NO_INTENT:
+            raise LegendError(f"legend of {legend.service!r}: active intent {active_intent!r} is not an intent of "
+                              f"the service")
         tail = legend.delimiter[:-1] if compat else ""
         requested = []
         for name in requested_slots:
