@@ -354,6 +354,27 @@ def test_a_state_the_legend_cannot_write_is_an_error_naming_it(state_kwargs, pro
         target(LEGEND, **state_kwargs)
 
 
+def test_encode_gives_the_view_rows_of_single_frame_turns(build):
+    from unified_dialogue.views import d3st_text
+
+    records = {r["dialogue_id"]: r for r in build("sgd")["validation"]}
+    checked = 0
+    for row in build("sgd", "d3st")["validation"]:
+        record = records[row["dialogue_id"]]
+        turns = record["dialog"][:row["turn_index"] + 1]
+        if len(turns[-1]["frames"]) != 1:
+            continue  # a two-frame turn's first frame: see the generator's faults
+        schema = next(s for s in record["knowledge"]["value"]["schema"] if s["service_name"] == row["service"])
+        state = row["frame"]["state"]
+        made = d3st_text.encode(d3st_text.legend(schema), d3st_text.descriptions(schema, "full_desc"),
+                                [("/".join(t["roles"]), t["utterance"]) for t in turns],
+                                {e["slot"]: e["values"] for e in state["slot_values"]}, state["active_intent"],
+                                state["requested_slots"])
+        assert made == (row["input"], row["target"]), row["id"]
+        checked += 1
+    assert checked > 10
+
+
 def norm_state(frame_state, categorical):
     return {sv["slot"]: [v if sv["slot"] in categorical else " ".join(v.lower().split()) for v in sv["values"]]
             for sv in frame_state["slot_values"]}

@@ -40,7 +40,7 @@ from .. import views
 from ..core.errors import SourceFormatError
 from ..core.features import INT, STRING
 from ..core.options import Option
-from ..views.turns import Turns, lengths, ranges, relist
+from ..views.turns import Turns, lengths, relist
 from .build import instruction
 
 HAS_JSON = hasattr(datasets, "Json")
@@ -234,8 +234,7 @@ def function_array(arrow_type, **columns):
 class ServiceTools:
     """The tools of the services of a batch of unified records, each service's made once:
     ``array`` (every tool, Arrow), ``span[service] = (first, count)`` in it, ``tool_names``
-    and ``schemas`` by service, and each dialogue's service names in knowledge order
-    (``services``)."""
+    by service, and each dialogue's service names in knowledge order (``services``)."""
 
     def __init__(self, unified):
         knowledge = unified.column("knowledge").combine_chunks()
@@ -248,10 +247,9 @@ class ServiceTools:
         first = {}
         for index, name in enumerate(names):
             first.setdefault(name, index)
-        self.schemas, self.span, tools = {}, {}, []
+        self.span, tools = {}, []
         picked = flat.take(pa.array(list(first.values()), pa.int64())).to_pylist() if first else []
         for name, schema in zip(first, picked):
-            self.schemas[name] = schema
             try:
                 made = service_tools(schema)
             except ValueError as error:

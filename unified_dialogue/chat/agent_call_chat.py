@@ -15,8 +15,9 @@ Nothing after the call's turn is used.
 import numpy as np
 import pyarrow as pa
 
+from ..views.turns import ranges, relist
 from .agent import CALL_FEATURES as FEATURES
-from .agent import Conversations, ranges, relist, services_named
+from .agent import Conversations, services_named
 
 
 def table(unified, instruction=None):

@@ -57,8 +57,10 @@ def systems(rows, instruction, services):
 
 def call_texts(rows):
     """``call_text`` of every row of a pa.Table of response rows, joined by Arrow."""
-    domain, method, parameters = rows.column("query").combine_chunks().flatten()
-    results = rows.column("querying_result").combine_chunks().flatten()[1]
+    # pc.struct_field, not .field(): a null call's fields are null too
+    query = rows.column("query").combine_chunks()
+    domain, method, parameters = (pc.struct_field(query, name) for name in ("domain", "method", "parameters"))
+    results = pc.struct_field(rows.column("querying_result").combine_chunks(), "results")
     found = results.flatten()  # one list of pairs per result
     called = pc.binary_join(relist(lengths(parameters), pairs_of(parameters.flatten())), ", ")
     listed = pc.binary_join(relist(lengths(found), pairs_of(found.flatten())), ", ")

@@ -1,7 +1,8 @@
 """Text pieces every chat rendering shares: the messages of a conversation, values written
 so that they read back unchanged, and SGD service schemas in a compact form.
 
-All pure Python over plain values (a view row's fields)."""
+Pure Python over plain values (a view row's fields), with the Arrow counterparts that
+build a whole table's texts at once (``written_values``, ``system_texts``)."""
 
 import json
 import re

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from typing import Tuple
 
 from ..core.errors import UnifiedDialogueError
+from ..core.features import NO_INTENT
 
 LEVELS = ("dst", "dst_intent")
 DATA_FORMATS = ("full_desc", "item_name", "rand_name")
 MULTIPLE_CHOICE = ("none", "a", "1a")
-NO_INTENT = "NONE"
 DONTCARE = "dontcare"
 VALUE_SEPARATOR = " | "
 LETTERS = string.ascii_lowercase
