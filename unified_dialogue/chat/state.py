@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..core.features import NO_INTENT
+from ..views.dst import empty_frame
 from .text import read_value, split_outside_quotes, values
 
 INTENT, REQUESTED = "intent", "requested"
@@ -124,7 +125,7 @@ def parse(text, schemas):
                 if not known:
                     problems.append(f"unknown service {header.group(1)!r}")
                     continue
-                frames.setdefault(known.name, _empty(known.name))  # a service named twice: one frame
+                frames.setdefault(known.name, empty_frame(known.name))  # a service named twice: one frame
                 segment = header.group(2)
                 if not segment.strip():
                     continue
@@ -135,11 +136,6 @@ def parse(text, schemas):
     if not frames and not problems:
         problems.append("no frame")
     return list(frames.values()), problems
-
-
-def _empty(service):
-    return {"service": service, "slots": None,
-            "state": {"active_intent": NO_INTENT, "requested_slots": [], "slot_values": []}}
 
 
 def _read_item(item, service, state, problems):

@@ -3,18 +3,14 @@ legend (``views.d3st_text.parse``), the frames of a turn put together, and score
 ``scoring.dst.score_dst`` against the rows' reference frames, as the DSTC8 evaluator scores
 SGD-format predictions of the same states."""
 
-from ..views.d3st_text import NO_INTENT, Legend, LegendError, parse
+from ..views.d3st_text import Legend, LegendError, parse
+from ..views.dst import empty_frame
 from .dst import ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL, \
     score_dst
 from .rows import ScoringError, fail, get, pair
 
 # What level ``dst`` does not predict, left out of its metrics.
 INTENT_METRICS = (ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL)
-
-
-def _empty_frame(service):
-    return {"service": service, "slots": None,
-            "state": {"active_intent": NO_INTENT, "requested_slots": [], "slot_values": []}}
 
 
 def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn=False, allow_missing=False):
@@ -81,7 +77,7 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
     for key, turn in turns.items():
         # A reference frame whose service no text of the turn predicts is scored as empty.
         predicted = {frame["service"] for frame in turn["frames"]}
-        empty = [_empty_frame(frame["service"]) for frame in references[key]["frames"]
+        empty = [empty_frame(frame["service"]) for frame in references[key]["frames"]
                  if frame["service"] not in predicted]
         not_predicted += len(empty)
         turn["frames"].extend(empty)

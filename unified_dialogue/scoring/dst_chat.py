@@ -10,15 +10,10 @@ predicted one (``frames_not_predicted``) and, with ``allow_missing``, the rows w
 prediction (``missing``, ``missing_ids``), scored as empty texts.
 """
 
-from ..chat.state import NO_INTENT, Schemas, parse
+from ..chat.state import Schemas, parse
+from ..views.dst import empty_frame
 from .dst import score_dst
 from .rows import ScoringError, get, pair
-
-
-def empty_frame(service):
-    """A frame with no state: what a miss is scored as."""
-    return {"service": service, "slots": None,
-            "state": {"active_intent": NO_INTENT, "requested_slots": [], "slot_values": []}}
 
 
 def predicted_frames(text, reference_frames, schemas):

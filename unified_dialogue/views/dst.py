@@ -52,6 +52,13 @@ FEATURES = Features({
 SCHEMA = FEATURES.arrow_schema
 
 
+def empty_frame(service):
+    """A frame of ``service`` with no state, the shape of the view's ``frames``: what a
+    scorer takes a frame no prediction gives to be."""
+    return {"service": service, "slots": None,
+            "state": {"active_intent": NO_INTENT, "requested_slots": [], "slot_values": []}}
+
+
 def canonical_pairs(turns):
     """For each turn, the ``((service, slot, value), canonical value)`` pairs its dialog acts
     and service call give, in order: acts first, then the call's parameters (canonical
