@@ -174,7 +174,8 @@ def tokenizer_of(tokenizer):
 
 class Texts:
     """Predictions or references (a list of strings per item) with the tokenised forms the
-    metrics read, each computed once."""
+    metrics read: each distinct text tokenised once; the lowercased forms derived from the
+    tokens on each call."""
 
     def __init__(self, items, tokenize):
         self.items = items
