@@ -161,7 +161,7 @@ def system_texts(instruction, *parts):
     pieces = [pa.scalar(instruction)]
     for part in parts:
         if isinstance(part, pa.DictionaryArray):
-            part = part.dictionary.take(part.indices)
+            part = part.dictionary_decode()
         part = pc.fill_null(part, "")
         pieces.append(pc.if_else(pc.equal(part, ""), "", pc.binary_join_element_wise(SYSTEM_JOIN, part, "")))
     joined = pc.binary_join_element_wise(*pieces, "")

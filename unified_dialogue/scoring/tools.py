@@ -127,7 +127,7 @@ def value_key(value, prop):
 def gold_call(row):
     """``(name, arguments, properties of the gold tool)`` of an ``agent-call-chat`` row."""
     completion = row["completion"]
-    calls = completion[0].get("tool_calls") or [] if len(completion) == 1 else []
+    calls = (completion[0].get("tool_calls") or []) if len(completion) == 1 else []
     if len(calls) != 1:
         raise ScoringError(f"row {row['id']}: the completion is not one assistant message with one tool call")
     name = calls[0]["function"]["name"]
