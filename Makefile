@@ -1,6 +1,6 @@
 # Two environments: .venv has datasets 3.6 (loading scripts, the default),
 # .venv-datasets5 the newest datasets 5.x (import entry point). Both install this
-# package in editable mode.
+# package in editable mode, and trl without its dependencies (requirements/templates.txt).
 PYTHON ?= python3
 VENV ?= .venv
 VENV5 ?= .venv-datasets5
@@ -10,14 +10,16 @@ PYTEST_ARGS ?=
 
 setup: $(VENV)/.installed $(VENV5)/.installed
 
-$(VENV)/.installed: setup.cfg pyproject.toml requirements/datasets3.txt
+$(VENV)/.installed: setup.cfg pyproject.toml requirements/datasets3.txt requirements/templates.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q -r requirements/datasets3.txt -e .
+	$(VENV)/bin/python -m pip install -q --no-deps -r requirements/templates.txt
 	touch $@
 
-$(VENV5)/.installed: setup.cfg pyproject.toml requirements/datasets5.txt
+$(VENV5)/.installed: setup.cfg pyproject.toml requirements/datasets5.txt requirements/templates.txt
 	$(PYTHON) -m venv $(VENV5)
 	$(VENV5)/bin/python -m pip install -q -r requirements/datasets5.txt -e .
+	$(VENV5)/bin/python -m pip install -q --no-deps -r requirements/templates.txt
 	touch $@
 
 demo: $(VENV)/.installed

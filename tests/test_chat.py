@@ -86,7 +86,16 @@ def test_chat_rows_are_their_view_rows_as_messages(build, corpus, view, options,
             if view == "nlu":
                 sides = [("user", u) for _, u in shown]
             assert prompt[1:] == text.conversation(sides), chat_row["id"]
-            assert "\n".join(m["content"] for m in prompt[1:]) == "\n".join(u for _, u in shown)
+            # the user speaks first and last before the completion: an opening user message
+            # where the user has no turn before the assistant's first, one after the
+            # assistant's last where it spoke just before the completion; every turn kept
+            assert prompt[1]["role"] == prompt[-1]["role"] == "user"
+            opened = not sides or sides[0][0] == "assistant"
+            going_on = bool(sides) and sides[-1][0] == "assistant"
+            assert (prompt[1] == {"role": "user", "content": text.OPENING}) == opened, chat_row["id"]
+            assert (prompt[-1] == {"role": "user", "content": text.GO_ON}) == going_on, chat_row["id"]
+            turns = prompt[1 + opened:len(prompt) - going_on]
+            assert "\n".join(m["content"] for m in turns) == "\n".join(u for _, u in shown)
             if view == "dst":
                 assert prompt[-1]["role"] == "user"  # the turn tracked
             # the grounding: the services used so far, no other
@@ -343,3 +352,31 @@ def test_the_printer_shows_a_chat_row_message_by_message(build):
     assert lines[0] == f"id={row['id']}" and lines[1] == "[system]"
     assert lines[-2] == "[assistant]  (completion)"
     assert lines[-1].strip() == row["completion"][0]["content"] or lines[-1].endswith("…")
+
+
+CONVERSATIONS = [
+    [],
+    [("assistant", "Hi.")],
+    [("user", "a"), ("assistant", "b"), ("assistant", "c")],
+    [("assistant", "a"), ("user", "b"), ("user", "c")],
+    [("user", "a")],
+]
+
+
+def test_the_user_speaks_first_and_last_before_the_completion_in_both_renderings():
+    from unified_dialogue.chat import build as chat_build
+
+    assert text.conversation([]) == [{"role": "user", "content": text.OPENING}]
+    assert text.conversation(CONVERSATIONS[1]) == [{"role": "user", "content": text.OPENING},
+                                                   {"role": "assistant", "content": "Hi."},
+                                                   {"role": "user", "content": text.GO_ON}]
+    assert text.conversation(CONVERSATIONS[2])[1:] == [{"role": "assistant", "content": "b\nc"},
+                                                       {"role": "user", "content": text.GO_ON}]
+    # the Arrow rendering of a whole table gives the same messages
+    import numpy as np
+    import pyarrow as pa
+
+    turns = [turn for conversation in CONVERSATIONS for turn in conversation]
+    made = chat_build.turn_messages([len(c) for c in CONVERSATIONS], pa.array([u for _, u in turns], pa.string()),
+                                    np.array([side == "assistant" for side, _ in turns], dtype=bool))
+    assert made.to_pylist() == [text.conversation(c) for c in CONVERSATIONS]

@@ -18,7 +18,7 @@ from .. import views
 from ..core.errors import SourceFormatError
 from ..core.features import INT, STRING
 from ..views.turns import lengths, parents, relist, starts
-from .text import ASSISTANT, JOIN, SYSTEM, USER, compose, services_text
+from .text import ASSISTANT, GO_ON, JOIN, OPENING, SYSTEM, USER, compose, services_text
 
 MESSAGE = {"role": STRING, "content": STRING}
 FEATURES = Features({
@@ -69,7 +69,28 @@ def turn_messages(sizes, utterances, assistant):
         utterances = pc.binary_join(relist(group_sizes, utterances), JOIN)
         sizes = np.bincount(row[new], minlength=len(sizes))
     roles = pc.if_else(pa.array(assistant[new]), ASSISTANT, USER)
-    return relist(sizes, pa.StructArray.from_arrays([roles, utterances], fields=list(MESSAGE_TYPE)))
+    return with_opening(sizes, assistant[new], messages_array(roles, utterances))
+
+
+def with_opening(sizes, assistant, messages):
+    """Each row's ``messages`` (a StructArray, ``sizes`` of them a row; ``assistant``:
+    whether each is the assistant's) as a list array, a user message ``text.OPENING`` put
+    first in every row whose messages do not begin with the user's, ``text.GO_ON`` last in
+    every row whose messages end with the assistant's (as ``text.conversation`` does)."""
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    some = sizes > 0
+    opens, closes = ~some, np.zeros(len(sizes), dtype=bool)
+    opens[some] = assistant[offsets[some]]
+    closes[some] = assistant[offsets[some] + sizes[some] - 1]
+    new_sizes = sizes + opens + closes
+    new_offsets = np.concatenate([[0], np.cumsum(new_sizes)[:-1]]).astype(np.int64)
+    index = np.empty(int(new_sizes.sum()), dtype=np.int64)
+    index[new_offsets[opens]] = len(messages)  # the two user messages, after every other
+    index[(new_offsets + new_sizes - 1)[closes]] = len(messages) + 1
+    within = np.arange(len(messages)) - np.repeat(offsets, sizes)
+    index[np.repeat(new_offsets + opens, sizes) + within] = np.arange(len(messages))
+    added = messages_array(pa.array([USER, USER]), pa.array([OPENING, GO_ON]))
+    return relist(new_sizes, pa.concat_arrays([messages, added]).take(pa.array(index)))
 
 
 def prompts_and_messages(system, system_of, turns, completion):

@@ -23,16 +23,29 @@ def message(role, content):
     return {"role": role, "content": content}
 
 
+# The user messages a row's turns get where the user does not speak first, or last before
+# the completion (the assistant's): where the assistant opens the dialogue or the row has no
+# turn before the completion (OPENING), and where the assistant spoke just before the
+# completion too (GO_ON). Chat templates that need the conversation to open with the user
+# and alternate (Gemma 3: "roles must alternate"; Qwen 3.6: a user query must exist) then
+# take every row; every turn stays a message of its own, unchanged.
+OPENING = "(The conversation begins.)"
+GO_ON = "(Go on.)"
+
+
 def conversation(turns):
     """Chat messages of ``turns`` (``(side, utterance)`` pairs in order, ``side`` ``user``
     or ``assistant``): consecutive turns of one side are one message, their utterances
-    joined by a line break (none is dropped)."""
-    messages = []
+    joined by a line break (none is dropped); a user message ``OPENING`` first where the
+    turns do not begin with the user's, ``GO_ON`` last where they end with the assistant's."""
+    messages = [] if turns and turns[0][0] == USER else [message(USER, OPENING)]
     for side, utterance in turns:
         if messages and messages[-1]["role"] == side:
             messages[-1]["content"] += JOIN + utterance
         else:
             messages.append(message(side, utterance))
+    if messages[-1]["role"] == ASSISTANT:
+        messages.append(message(USER, GO_ON))
     return messages
 
 
