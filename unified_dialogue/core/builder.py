@@ -80,6 +80,12 @@ def code_hash(*folders):
     return digest.hexdigest()
 
 
+def datasets_line():
+    """The installed datasets' line, as far as builds differ: its major version, and
+    whether it has the ``Json`` feature (4.7 and later)."""
+    return f"datasets {datasets.__version__.split('.')[0]}, Json: {hasattr(datasets, 'Json')}"
+
+
 @contextlib.contextmanager
 def gc_paused():
     """Pause the cyclic garbage collector. Parsed JSON and mapped records hold no reference
@@ -140,7 +146,10 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
         # datasets keys its cache by the builder file and the config options. A build also
         # depends on the shared code, the corpus folder and, for a local copy, the files it
         # read: a change of any of them must not be served from an older build.
-        state = [str(hash), code_hash(_PACKAGE, self.CORPUS.folder)]
+        # The datasets line too: one line cannot read the cache of another (3.6 does not
+        # know 5.x's List features), and the lines with Json store other features than
+        # those without; so each line builds its own.
+        state = [str(hash), code_hash(_PACKAGE, self.CORPUS.folder), datasets_line()]
         if kwargs.get("data_dir"):
             state.append(fingerprint(kwargs["data_dir"], self.source_patterns(kwargs)))
         if kwargs.get("checksums") and os.path.isfile(kwargs["checksums"]):
