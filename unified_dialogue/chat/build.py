@@ -77,13 +77,14 @@ def with_opening(sizes, assistant, messages):
     whether each is the assistant's) as a list array, a user message ``text.OPENING`` put
     first in every row whose messages do not begin with the user's, ``text.GO_ON`` last in
     every row whose messages end with the assistant's (as ``text.conversation`` does)."""
-    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    offsets = np.cumsum(sizes) - sizes
     some = sizes > 0
     opens, closes = ~some, np.zeros(len(sizes), dtype=bool)
     opens[some] = assistant[offsets[some]]
     closes[some] = assistant[offsets[some] + sizes[some] - 1]
     new_sizes = sizes + opens + closes
-    new_offsets = np.concatenate([[0], np.cumsum(new_sizes)[:-1]]).astype(np.int64)
+    new_offsets = np.cumsum(new_sizes) - new_sizes
     index = np.empty(int(new_sizes.sum()), dtype=np.int64)
     index[new_offsets[opens]] = len(messages)  # the two user messages, after every other
     index[(new_offsets + new_sizes - 1)[closes]] = len(messages) + 1
