@@ -48,12 +48,14 @@ EXPORT_ARGS ?=
 cards: $(VENV)/.installed
 	$(VENV)/bin/python -m unified_dialogue.tools.cards $(if $(DATA),--data $(DATA))
 
-export: $(VENV)/.installed
-	$(VENV)/bin/python -m unified_dialogue.tools.export $(CORPUS) --out export/$(CORPUS) $(EXPORT_ARGS)
+# Export and publish under datasets 5.x: its Json values (tool-call arguments, tool parameters)
+# go into the Parquet as objects, which datasets 4.7 and later read back as load() gives them.
+export: $(VENV5)/.installed
+	$(VENV5)/bin/python -m unified_dialogue.tools.export $(CORPUS) --out export/$(CORPUS) $(EXPORT_ARGS)
 
-publish: $(VENV)/.installed
+publish: $(VENV5)/.installed
 	@test -n "$(REPO)" || { echo "make publish: set REPO=owner/name" >&2; exit 2; }
-	$(VENV)/bin/python -m unified_dialogue.tools.publish $(CORPUS) --repo $(REPO) $(if $(PRIVATE),--private) \
+	$(VENV5)/bin/python -m unified_dialogue.tools.publish $(CORPUS) --repo $(REPO) $(if $(PRIVATE),--private) \
 		$(if $(BRANCH),--branch $(BRANCH)) $(if $(PR),--create-pr) $(EXPORT_ARGS)
 
 # Build times and peak memory next to parsing the JSON (docs/benchmark.md):

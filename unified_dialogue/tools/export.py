@@ -65,9 +65,10 @@ def parse_size(text):
 # ---------------------------------------------------------------- features and records
 
 def portable(feature):
-    """Features both datasets lines read: a ``Json`` value (datasets 4.7 and later) as its
-    JSON text, a string, as the 3.x line has it (the agent configs' ``arguments`` and
-    ``parameters``); the rest as it is."""
+    """Features as the exported Parquet and card declare them: lists in the ``[...]`` form
+    both datasets lines read; a ``Json`` value (datasets 4.7 and later: the agent configs'
+    ``arguments`` and ``parameters``) kept, so a later line reads the export back as objects,
+    as ``load`` gives them (docs/publishing.md says what 3.6 does with it)."""
     if isinstance(feature, datasets.Features):
         return datasets.Features({key: portable(value) for key, value in feature.items()})
     if isinstance(feature, dict):
@@ -76,9 +77,18 @@ def portable(feature):
         return [portable(feature[0])]
     if type(feature).__name__ in ("List", "Sequence") and getattr(feature, "length", -1) == -1:
         return [portable(feature.feature)]
-    if type(feature).__name__ == "Json":
-        return datasets.Value("string")
     return feature
+
+
+def has_json(feature):
+    """Whether features hold a ``Json`` value anywhere."""
+    if isinstance(feature, dict):
+        return any(has_json(value) for value in feature.values())
+    if isinstance(feature, list):
+        return has_json(feature[0])
+    if type(feature).__name__ in ("List", "Sequence"):
+        return has_json(feature.feature)
+    return type(feature).__name__ == "Json"
 
 
 def legacy_features_dict(feature):
@@ -95,6 +105,8 @@ def legacy_features_dict(feature):
         return {"dtype": feature.dtype, "_type": "Value"}
     if isinstance(feature, datasets.ClassLabel):
         return {"names": list(feature.names), "_type": "ClassLabel"}
+    if type(feature).__name__ == "Json":  # as datasets 4.7+ writes it; 3.6 cannot read it at all
+        return {"_type": "Json"}
     raise TypeError(f"cannot serialise feature {feature!r}")
 
 
@@ -177,10 +189,14 @@ def split_info(dataset_dict):
 
 def info_entry(name, features, splits, download_size):
     # ``_to_yaml_list`` is the form datasets reads from a card's dataset_info; 3.6 and 5.x
-    # write the same YAML.
+    # write the same YAML. A config with Json values has no ``features`` there: 3.6 reads
+    # every config's entry of the card and fails on a type it does not know, so those
+    # features are in the config's Parquet metadata only, which a later line reads.
+    entry = {"config_name": name, "features": features._to_yaml_list()}
+    if has_json(features):
+        del entry["features"]
     return {
-        "config_name": name,
-        "features": features._to_yaml_list(),
+        **entry,
         "splits": splits,
         "download_size": download_size,
         "dataset_size": sum(s["num_bytes"] for s in splits),
