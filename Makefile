@@ -25,7 +25,8 @@ $(VENV5)/.installed: setup.cfg pyproject.toml requirements/datasets5.txt require
 demo: $(VENV)/.installed
 	$(VENV)/bin/python -m unified_dialogue.tools.demo
 
-test: test3 test5
+# Both environments first: tests/test_cache_lines.py loads a build of one line under the other.
+test: setup test3 test5
 
 test3: $(VENV)/.installed
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
