@@ -8,6 +8,7 @@ written and is none of the command's inputs) and ``write_atomically`` (a tempora
 the same folder, then a rename: an interrupted run leaves the old file whole).
 """
 
+import argparse
 import os
 import sys
 import tempfile
@@ -42,8 +43,8 @@ def one_line_errors(parser):
 
     parser.error = error
     for action in parser._actions:  # subcommands' parsers too
-        for child in (getattr(action, "choices", None) or {}).values():
-            if hasattr(child, "error") and hasattr(child, "_actions"):
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
                 one_line_errors(child)
     return parser
 

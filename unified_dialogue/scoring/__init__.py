@@ -23,6 +23,7 @@ and the overlap with FaithDial's knowledge (``knowledge``).
 
 import inspect
 import os
+import re
 
 from .d3st import score_d3st
 from .dst_chat import score_dst_chat
@@ -104,4 +105,23 @@ def flags(config):
             and isinstance(p.default, (bool, int, float, str))}
 
 
-__all__ = ["SCORERS", "ScoringError", "flags", "read_predictions", "score", "scorer"]
+def flag_help(config):
+    """The scorer flags' descriptions, ``{name: text}``, read from the ``Args:`` entries of
+    the scorer's docstring (one description per argument, written once)."""
+    doc = inspect.getdoc(scorer(config)) or ""
+    args = doc.partition("Args:")[2]
+    args = re.split(r"\n(?:Returns|Raises|Example|Examples):", args)[0]
+    entries, current = {}, None
+    for line in args.splitlines():
+        entry = re.match(r"^    ([a-z_][a-z0-9_, ]*):\s*(.*)$", line)
+        if entry:
+            current = [name.strip() for name in entry.group(1).split(",")]
+            for name in current:
+                entries[name] = entry.group(2)
+        elif current and line.startswith("        "):
+            for name in current:
+                entries[name] += " " + line.strip()
+    return {name: entries.get(name, "").replace("``", "").rstrip(".") for name in flags(config)}
+
+
+__all__ = ["SCORERS", "ScoringError", "flag_help", "flags", "read_predictions", "score", "scorer"]

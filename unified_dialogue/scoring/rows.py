@@ -125,6 +125,14 @@ class Pairs(list):
         self.missing = missing
         self.malformed = list(malformed)
 
+    def __iter__(self):
+        # The one loop every scorer runs over its rows: its progress, as datasets shows its
+        # own (off where datasets' bars are, or stderr is not a terminal; none under 2 s).
+        from datasets.utils import tqdm
+
+        return iter(tqdm(super().__iter__(), total=len(self), desc="Scoring", unit=" rows", disable=None,
+                         delay=2, leave=False))
+
     @property
     def absent(self):
         """The ids of the rows without any prediction (``missing`` but not ``malformed``)."""
