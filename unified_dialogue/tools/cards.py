@@ -22,6 +22,7 @@ import yaml
 
 from .. import registry, views
 from ..cli import run_command
+from ..core.errors import ConfigError
 from . import stats
 from .layout import ALL, Layout, shard_pattern
 
@@ -390,6 +391,10 @@ def main(argv=None):
     parser.add_argument("--repo", help="the Hub repository named in the loading examples")
 
     def work(args):
+        for flag, folder in (("--out", args.out), ("--data", args.data)):
+            if folder is not None and not os.path.isdir(folder):
+                raise ConfigError(f"{flag} {folder}: no such folder" if not os.path.exists(folder) else
+                                  f"{flag} {folder}: a file, not a folder")
         if args.data:
             for corpus in registry.corpora().values():
                 copy = corpus.local_copy(args.data)
