@@ -90,6 +90,15 @@ def test_an_output_onto_a_file_of_the_local_copy_is_refused(tmp_path, cache, gol
     assert files_of(copy) == before
 
 
+def test_a_partial_copy_without_a_split_scoring_reads_names_it(tmp_path, gold):
+    copy = tmp_path / "copy"
+    shutil.copytree(fixture_dir("sgd") / "dev", copy / "dev")  # no train/schema.json: no seen services
+    predictions = write_predictions(tmp_path / "p.jsonl", gold)
+    done = run(*SCORING, "--corpus", "sgd", "--config", "dst-chat", "--split", "validation", "--data-dir", str(copy),
+               "--no-checks", "--cache-dir", str(tmp_path / "cache"), "--predictions", str(predictions))
+    one_line_error(done, "reads the schema rows of split 'train'", f"the copy {copy}", "add that split's files")
+
+
 def test_the_metrics_replace_an_earlier_file_whole_and_leave_no_temporary_file(tmp_path, cache, gold):
     predictions = write_predictions(tmp_path / "p.jsonl", gold)
     output = tmp_path / "metrics.json"

@@ -85,10 +85,19 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
     common = dict(load_options or {}, **({"variant": variant} if variant else {}),
                   **({"data_dir": data_dir} if data_dir else {}))
 
-    def load_rows(name, split=split):
-        return load(corpus, name, split=split, **common)
+    scored = split
 
-    rows = load(corpus, config, split=split, **common, **(options or {}))
+    def load_rows(name, split=split, **more):
+        try:
+            return load(corpus, name, split=split, **common, **more)
+        except ValueError as error:  # datasets' "Unknown split": a partial copy without it
+            if "Unknown split" not in str(error) or isinstance(error, ScoringError):
+                raise
+            where = f"the copy {data_dir}" if data_dir else "the source"
+            raise ScoringError(f"scoring {config} of {corpus} {scored} reads the {name} rows of split {split!r}, "
+                               f"which {where} has no file of ({error}): add that split's files") from None
+
+    rows = load_rows(config, **(options or {}))
     accepted = inspect.signature(function).parameters
     if "load_rows" in accepted:
         scorer_options["load_rows"] = load_rows
