@@ -205,35 +205,47 @@ def test_warnings_read_the_counts_every_scorer_reports(metrics, predicted, expec
 
 # ---------------------------------------------------------------- progress
 
-def test_progress_shows_on_a_terminal_only_and_never_with_quiet(tmp_path, gold):
+def on_a_terminal(args):
+    """What a command writes to stderr when stderr is a terminal 80 columns wide (a new one
+    is 0 wide, and a bar then has no room)."""
     pty = pytest.importorskip("pty")
     fcntl, termios = pytest.importorskip("fcntl"), pytest.importorskip("termios")
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    done = subprocess.run(args, stdout=subprocess.PIPE, stderr=follower, timeout=600)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 1 << 16)
+        except OSError:  # the terminal closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(leader)
+    assert done.returncode == 0
+    return seen.decode("utf-8", "replace")
+
+
+def test_progress_shows_on_a_terminal_only_and_never_with_quiet(tmp_path, gold):
     predictions = write_predictions(tmp_path / "p.jsonl", gold)
 
-    def stderr_on_a_terminal(*flags):
-        leader, follower = pty.openpty()
-        # a terminal 80 columns wide (a new one is 0 wide, and a bar then has no room)
-        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        done = subprocess.run([*SCORING, "--corpus", "sgd", "--config", "dst-chat", "--split", "validation",
-                               "--data-dir", str(fixture_dir("sgd")), "--checksums", checksums("sgd"),
-                               "--cache-dir", str(tmp_path / f"cache{len(flags)}"), "--predictions",
-                               str(predictions), *flags], stdout=subprocess.PIPE, stderr=follower, timeout=600)
-        os.close(follower)
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(leader, 1 << 16)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-        os.close(leader)
-        assert done.returncode == 0
-        return seen.decode("utf-8", "replace")
+    def command(*flags):
+        return [*SCORING, "--corpus", "sgd", "--config", "dst-chat", "--split", "validation", "--data-dir",
+                str(fixture_dir("sgd")), "--checksums", checksums("sgd"), "--cache-dir",
+                str(tmp_path / f"cache{len(flags)}"), "--predictions", str(predictions), *flags]
 
-    assert "examples" in stderr_on_a_terminal()  # datasets' own bars, as a build shows them
-    assert stderr_on_a_terminal("--quiet") == ""
+    assert "examples" in on_a_terminal(command())  # datasets' own bars, as a build shows them
+    assert on_a_terminal(command("--quiet")) == ""
+
+
+def test_a_scorers_loop_over_the_rows_shows_progress_past_two_seconds():
+    slow = ("import time\nfrom unified_dialogue.scoring.rows import pair\n"
+            "for row, text in pair({'0': 'x'}, [{'id': str(i)} for i in range(30)], allow_missing=True):\n"
+            "    time.sleep(0.1)\n")
+    shown = on_a_terminal([sys.executable, "-c", slow])
+    assert "Scoring: " in shown and "30/30" in shown
 
 
 # ---------------------------------------------------------------- export, publish, cards
