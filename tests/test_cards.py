@@ -13,7 +13,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from conftest import checksums, fixture_dir
 from unified_dialogue import registry
 from unified_dialogue.testing import read_json
-from unified_dialogue.tools import cards, stats
+from unified_dialogue.tools import card_statistics, cards, stats
 
 CARD_DIR = Path(__file__).parent.parent / "dataset_cards"
 AVAILABLE = [c for c in registry.corpora().values() if c.package.startswith(f"{registry.BUNDLED}.")]
@@ -190,7 +190,7 @@ def test_local_source_checks_every_file_against_the_table(tmp_path):
     # Against the upstream table the excerpts are not upstream files, and the card says so.
     upstream = stats.local_source(SGD, str(fixture_dir("sgd")))
     assert not any(f["check"] == "match" for f in upstream["files"]) and not upstream["complete"]
-    sentence = cards.source_sentence(SGD, upstream)
+    sentence = card_statistics.source_sentence(SGD, upstream)
     assert sentence.count("differs from the upstream") == 7
 
 

@@ -104,7 +104,7 @@ def test_texts_score_as_the_evaluators_files_of_the_states_read_from_them(build,
     """The official fixture predictions (noisy states: intents in other cases, services
     twice, values changed) written as texts score as the evaluator's command scores the
     states read back from them, written as SGD files in the rows' order."""
-    from unified_dialogue.scoring.dst import score_dst_files
+    from unified_dialogue.scoring.dst.files import score_dst_files
 
     official = FIXTURES / "dst_official"  # see its NOTICE.md
     predicted = {d["dialogue_id"]: d for d in load_json(official / "predictions" / "predictions.json")}

@@ -8,6 +8,7 @@ its NOTICE.md).
 
 import copy
 import json
+import os
 import subprocess
 import sys
 
@@ -15,6 +16,7 @@ import pytest
 
 from conftest import FIXTURES
 from unified_dialogue.scoring import dst
+from unified_dialogue.scoring.dst import __main__ as dst_command, files as dst_files
 from unified_dialogue.scoring.dst import ScoringError, score_dst, token_sort_ratio
 
 SPLIT_NAMES = {"train": "train", "dev": "validation", "test": "test"}
@@ -430,13 +432,13 @@ def data_dir(tmp_path):
     write_json(tmp_path / "data" / "dev" / "schema.json", SCHEMAS)
     write_json(tmp_path / "data" / "dev" / "dialogues_001.json", [REFERENCE])
     write_json(tmp_path / "predictions" / "model.json", [PREDICTION])
-    write_json(tmp_path / "predictions" / dst.PER_FRAME_FILE, {"1_00000": "not a dialogue"})
+    write_json(tmp_path / "predictions" / dst_files.PER_FRAME_FILE, {"1_00000": "not a dialogue"})
     return tmp_path
 
 
 def run_main(root, *flags, out="metrics.json"):
     output = root / out
-    dst.main(["--dstc8_data_dir", str(root / "data"), "--prediction_dir", str(root / "predictions"),
+    dst_command.main(["--dstc8_data_dir", str(root / "data"), "--prediction_dir", str(root / "predictions"),
               "--eval_set", "dev", "--output_metric_file", str(output), *flags])
     return output.read_text()
 
@@ -496,8 +498,8 @@ def test_command_reads_the_files_the_evaluator_reads(data_dir, capsys):
     """Every *.json of the folder, hidden ones too (the evaluator's glob), but those whose path
     contains the per-frame file's name anywhere."""
     expected = run_main(data_dir)
-    write_json(data_dir / "predictions" / f"run1_{dst.PER_FRAME_FILE}", "not dialogues")
-    write_json(data_dir / "predictions" / f"{dst.PER_FRAME_FILE}.json", "not dialogues")
+    write_json(data_dir / "predictions" / f"run1_{dst_files.PER_FRAME_FILE}", "not dialogues")
+    write_json(data_dir / "predictions" / f"{dst_files.PER_FRAME_FILE}.json", "not dialogues")
     assert run_main(data_dir) == expected
     write_json(data_dir / "predictions" / ".hidden.json", [{**PREDICTION, "dialogue_id": "9_00000"}])
     with pytest.raises(SystemExit):
@@ -519,15 +521,28 @@ def test_command_as_a_module(data_dir):
     done = subprocess.run([sys.executable, "-m", "unified_dialogue.scoring.dst",
                            f"--dstc8_data_dir={data_dir / 'data'}", f"--prediction_dir={data_dir / 'predictions'}",
                            "--eval_set=dev", f"--output_metric_file={output}", "--nouse_fuzzy_match"],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "always"})
     assert done.returncode == 0, done.stderr
     assert json.loads(output.read_text()) == score_dialogues([PREDICTION], [REFERENCE], use_fuzzy_match=False)
+    # the package does not import the module the command runs (runpy would warn of it)
+    assert "Warning" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_the_command_never_writes_onto_its_inputs(data_dir):
+    prediction = data_dir / "predictions" / "a.json"
+    write_json(prediction, [PREDICTION])
+    before = prediction.read_bytes()
+    done = subprocess.run([sys.executable, "-m", "unified_dialogue.scoring.dst",
+                           f"--dstc8_data_dir={data_dir / 'data'}", f"--prediction_dir={data_dir / 'predictions'}",
+                           "--eval_set=dev", f"--output_metric_file={prediction}"], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "is an input of the command" in done.stderr and prediction.read_bytes() == before
 
 
 # ---------------------------------------------------------------- gold references
 
 def fixture_dialogues(split):
-    return dst.read_dialogues(sorted((FIXTURES / "sgd" / split).glob("dialogues_*.json")))
+    return dst_files.read_dialogues(sorted((FIXTURES / "sgd" / split).glob("dialogues_*.json")))
 
 
 @pytest.mark.parametrize("split", ["dev", "test"])
@@ -546,7 +561,7 @@ def test_gold_references_score_1_everywhere(tmp_path, split):
     rows = list(dst_rows(dialogues.values(), SPLIT_NAMES[split]))
     for across in (False, True):
         for fuzzy in (True, False):
-            from_files = dst.score_dst_files(str(data), str(tmp_path), split, use_fuzzy_match=fuzzy,
+            from_files = dst_files.score_dst_files(str(data), str(tmp_path), split, use_fuzzy_match=fuzzy,
                                              joint_acc_across_turn=across)
             from_rows = score_dst(rows, rows, schemas, train, use_fuzzy_match=fuzzy, joint_acc_across_turn=across)
             assert from_files == from_rows
@@ -577,6 +592,6 @@ def test_datasets_as_they_are_loaded():
 def test_command_writes_the_official_evaluators_bytes(tmp_path, name, flags):
     official = FIXTURES / "dst_official"  # see its NOTICE.md
     output = tmp_path / "metrics.json"
-    dst.main(["--dstc8_data_dir", str(FIXTURES / "sgd"), "--prediction_dir", str(official / "predictions"),
+    dst_command.main(["--dstc8_data_dir", str(FIXTURES / "sgd"), "--prediction_dir", str(official / "predictions"),
               "--eval_set", "dev", "--output_metric_file", str(output), *flags])
     assert output.read_bytes() == (official / f"metrics_{name}.json").read_bytes()

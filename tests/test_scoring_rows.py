@@ -26,7 +26,7 @@ def test_predictions_are_read_in_file_order_blank_lines_skipped(tmp_path):
     ('{"id": "a", "text": ', "line 2: not JSON"),
     ('["a", "b"]', "line 2: a JSON list, not an object"),
     ('{"id": "a"}', "line 2: no 'text'"),
-    ('{"id": 7, "text": "x"}', "line 2: 'id' is a int, not a str"),
+    ('{"id": 7, "text": "x"}', "line 2: 'id' is an int, not a str"),
     ('{"id": "z", "text": "again"}', "line 2: id 'z' is given twice"),
 ])
 def test_a_bad_line_is_an_error_naming_file_and_line(tmp_path, line, problem):
@@ -72,7 +72,7 @@ def test_a_missing_prediction_is_an_error_or_a_counted_miss():
 def test_an_unknown_id_a_non_string_or_a_repeated_row_is_named():
     with pytest.raises(ScoringError, match=r"1 predicted id\(s\) name no row: 'sgd/test/9_00000/0'"):
         pair({"sgd/test/9_00000/0": "x"}, ROWS, allow_missing=True)
-    with pytest.raises(ScoringError, match=r"prediction 'sgd/test/1_00000/0': the text is a int, not a str"):
+    with pytest.raises(ScoringError, match=r"prediction 'sgd/test/1_00000/0': the text is an int, not a str"):
         pair({"sgd/test/1_00000/0": 3, "sgd/test/1_00000/2": "b", "sgd/test/1_00001/0": "c"}, ROWS)
     with pytest.raises(ScoringError, match=r"predictions: a list, not a dict"):
         pair(["a"], ROWS)
@@ -99,7 +99,7 @@ def test_pair_takes_a_dataset_and_another_key():
 
 def test_checks_name_the_field_and_an_int_is_not_a_bool():
     assert get({"n": 3}, "n", int, "here") == 3
-    with pytest.raises(ScoringError, match="here: 'n' is a bool, not a int"):
+    with pytest.raises(ScoringError, match="here: 'n' is a bool, not an int"):
         get({"n": True}, "n", int, "here")
 
 

@@ -12,6 +12,7 @@ from datasets.utils.info_utils import VerificationMode
 
 from . import registry
 from .core.errors import ConfigError
+from .core.options import elsewhere
 from .core.sources import CALLER
 
 # Arguments of load_dataset that have no meaning here: the loaders read their own files,
@@ -37,8 +38,10 @@ def load_builder(path_or_name, name=None, data_dir=None, cache_dir=None, token=N
     unknown = sorted(set(config_kwargs) - set(options(cls, name)) - {"view_options"})
     if unknown:
         known = ", ".join(options(cls, name))
-        raise ConfigError(f"{cls.CORPUS.name} takes no option {', '.join(map(repr, unknown))} (its options: {known}; "
-                          f"and load_dataset's own arguments, see unified_dialogue.load)")
+        where = f"the {name} config of {cls.CORPUS.name}" if name else cls.CORPUS.name
+        raise ConfigError(f"{where} takes no option {', '.join(map(repr, unknown))} (its options: {known}; "
+                          f"and load_dataset's own arguments, see unified_dialogue.load"
+                          f"{elsewhere(unknown, cls.CORPUS.configs)})")
     # A copy: datasets adds its own entries to the storage options it is given.
     return cls(config_name=name, data_dir=data_dir, cache_dir=cache_dir, token=token,
                storage_options=dict(storage_options or {}), **config_kwargs)

@@ -1,10 +1,19 @@
-"""One way in and out of every command (export, publish, cards, bench, demo, the DST scorer):
+"""One way in and out of every command (export, publish, cards, bench, demo, the scorers):
 ``run_command`` parses the command line, quiets the progress bars where asked, runs the
-command's work, and turns the project's errors into one line on stderr and an exit status.
-Library functions raise; only a command's entry ends the process.
+command's work, and turns the project's errors, and argparse's, into one line on stderr and
+an exit status. Library functions raise; only a command's entry ends the process.
+
+Also what commands share about files: ``check_output`` (before the work: a file that can be
+written and is none of the command's inputs) and ``write_atomically`` (a temporary file in
+the same folder, then a rename: an interrupted run leaves the old file whole).
 """
 
-from .core.errors import UnifiedDialogueError
+import argparse
+import os
+import sys
+import tempfile
+
+from .core.errors import ConfigError, UnifiedDialogueError
 from .core.sources import CALLER
 
 # The exit status of a command that stopped on one of the project's errors (argparse's
@@ -19,12 +28,76 @@ def quiet_progress():
     datasets.disable_progress_bars()
 
 
+def progress(enabled):
+    """Show ``datasets``' progress bars (the builds' and the scorers') only where
+    ``enabled`` and stderr is a terminal: a log file or a pipe gets no bar."""
+    if not enabled or not sys.stderr.isatty():
+        quiet_progress()
+
+
+def one_line_errors(parser):
+    """Make argparse's own errors (an unknown flag, a missing value) one line, as the
+    project's are, instead of the usage block and the error."""
+    def error(message):
+        parser.exit(ERROR_STATUS, f"{parser.prog}: {message} (see --help)\n")
+
+    parser.error = error
+    for action in parser._actions:  # subcommands' parsers too
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                one_line_errors(child)
+    return parser
+
+
+def check_output(path, flag, inputs=()):
+    """Raise ConfigError unless the file ``path`` (given with ``flag``) can be written
+    before any work is done: not a folder, in a folder that exists and can be written, and
+    none of ``inputs`` (paths the command reads; a folder stands for every file in it)."""
+    where = f"{flag} {path}"
+    if os.path.isdir(path):
+        raise ConfigError(f"{where}: a folder; give the path of a file to write")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ConfigError(f"{where}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"{where}: the folder {folder} cannot be written")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ConfigError(f"{where}: the file cannot be written")
+    target = os.path.realpath(path)
+    for given in filter(None, inputs):
+        source = os.path.realpath(given)
+        if target == source or (os.path.isdir(source) and target.startswith(source.rstrip(os.sep) + os.sep)
+                                and os.path.exists(target)):
+            raise ConfigError(f"{where}: that is an input of the command ({given}); it is never overwritten, "
+                              f"give another path")
+    return path
+
+
+def write_atomically(path, text):
+    """Write ``text`` to ``path`` through a temporary file in the same folder, renamed over
+    ``path`` once complete, with the permissions a new file would get."""
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as f:
+            f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise
+    return path
+
+
 def run_command(parser, work, argv=None, *, name=None, quiet=True, flag_hints=False):
     """Run one command: ``work(args)`` with the arguments ``parser`` reads from ``argv``
     (default: the process's).
 
     Args:
-        parser: the command's ``argparse.ArgumentParser``.
+        parser: the command's ``argparse.ArgumentParser``; its own errors become one line.
         work: a function of the parsed arguments doing the command's work.
         argv: the command line, without the program's name.
         name: what an error line starts with (default: ``parser.prog``).
@@ -42,7 +115,7 @@ def run_command(parser, work, argv=None, *, name=None, quiet=True, flag_hints=Fa
         ...     parser.add_argument("corpus")
         ...     run_command(parser, lambda args: export(args.corpus), argv, name="export")
     """
-    args = parser.parse_args(argv)
+    args = one_line_errors(parser).parse_args(argv)
     if quiet:
         quiet_progress()
     token = CALLER.set("cli") if flag_hints else None

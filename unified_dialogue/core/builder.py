@@ -30,7 +30,7 @@ from fsspec.core import url_to_fs
 
 from .corpus import matches
 from .errors import ChecksumError, ConfigError, SourceFormatError, UnifiedDialogueError
-from .options import check_given, resolve
+from .options import check_given, elsewhere, resolve
 from .sources import (DOWNLOAD_TIMEOUT, UNKNOWN, caller, discard_download, download, file_sha256, fingerprint, is_url,
                       local_copy_hint, local_files, partial_copy_hint, read_checksum_table, read_source,
                       verify_bytes, with_timeout)
@@ -190,7 +190,8 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
             unknown = sorted({*unknown, *(set(given) - {option.name for option in declared})})
             if unknown:
                 raise ConfigError(f"{where} takes no option {', '.join(map(repr, unknown))} (its options: "
-                                  f"{', '.join(cls.corpus_options() + [o.name for o in declared])})")
+                                  f"{', '.join(cls.corpus_options() + [o.name for o in declared])}"
+                                  f"{elsewhere(unknown, cls.CORPUS.configs)})")
             given = check_given(given, declared, where)
         if given:
             kwargs["view_options"] = given

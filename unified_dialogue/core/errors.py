@@ -10,6 +10,11 @@ one process or with ``num_proc``.
 from datasets.exceptions import DatasetGenerationError
 
 
+def with_article(noun):
+    """``noun`` after "a" or "an", as a message names a type: "an int", "a str"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 class UnifiedDialogueError(DatasetGenerationError):
     """The base of every error this project raises."""
 

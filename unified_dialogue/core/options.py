@@ -11,7 +11,7 @@ function that makes the config's rows.
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .errors import ConfigError
+from .errors import ConfigError, with_article
 
 TRUE = ("true", "yes", "1", "on")
 FALSE = ("false", "no", "0", "off")
@@ -38,7 +38,7 @@ class Option:
         if self.type is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if not isinstance(value, self.type) or (self.type is int and isinstance(value, bool)):
-            raise ConfigError(f"{where}: option {self.name} takes a {self.type.__name__}, not {value!r}")
+            raise ConfigError(f"{where}: option {self.name} takes {with_article(self.type.__name__)}, not {value!r}")
         if self.choices is not None and value not in self.choices:
             raise ConfigError(f"{where}: option {self.name} takes one of {', '.join(map(repr, self.choices))}, "
                               f"not {value!r}")
@@ -57,7 +57,7 @@ class Option:
         try:
             value = self.type(text)
         except ValueError:
-            raise ConfigError(f"{where}: option {self.name} takes a {self.type.__name__}, not {text!r}") from None
+            raise ConfigError(f"{where}: option {self.name} takes {with_article(self.type.__name__)}, not {text!r}") from None
         return self.check(value, where)
 
     def __str__(self):
@@ -69,14 +69,25 @@ def accepted(declared):
     return ", ".join(option.name for option in declared) or "none"
 
 
-def check_given(given, declared, where):
+def elsewhere(names, configs):
+    """Where the options ``names`` belong, for a message: "; level is an option of d3st"
+    for each name that configs of ``configs`` (``core.corpus.Config``s) declare, else ""."""
+    hints = []
+    for name in names:
+        owners = [config.name for config in configs if any(option.name == name for option in config.options)]
+        if owners:
+            hints.append(f"{name} is an option of {', '.join(owners)}")
+    return "".join(f"; {hint}" for hint in hints)
+
+
+def check_given(given, declared, where, configs=()):
     """``given`` (``{name: value}``) checked against the ``declared`` options: an unknown
-    name is a ConfigError naming it and the accepted ones."""
+    name is a ConfigError naming it, the accepted ones, and the ``configs`` that take it."""
     by_name = {option.name: option for option in declared}
     unknown = sorted(set(given) - set(by_name))
     if unknown:
         raise ConfigError(f"{where} takes no option {', '.join(map(repr, unknown))} "
-                          f"(its options: {accepted(declared)})")
+                          f"(its options: {accepted(declared)}{elsewhere(unknown, configs)})")
     return {name: by_name[name].check(value, where) for name, value in sorted(given.items())}
 
 
@@ -86,9 +97,10 @@ def resolve(given, declared, where):
     return {option.name: given.get(option.name, option.default) for option in declared}
 
 
-def parse_assignments(assignments, declared, where="command line"):
+def parse_assignments(assignments, declared, where="command line", configs=()):
     """``{name: value}`` from ``NAME=VALUE`` strings (as ``--option`` takes them), each
-    value converted to its option's declared type."""
+    value converted to its option's declared type; an unknown name is a ConfigError naming
+    the accepted ones and the ``configs`` that take it."""
     by_name = {option.name: option for option in declared}
     values = {}
     for assignment in assignments:
@@ -97,6 +109,7 @@ def parse_assignments(assignments, declared, where="command line"):
         if not equals or not name:
             raise ConfigError(f"{where}: {assignment!r} is not NAME=VALUE")
         if name not in by_name:
-            raise ConfigError(f"{where} takes no option {name!r} (its options: {accepted(declared)})")
+            raise ConfigError(f"{where} takes no option {name!r} "
+                              f"(its options: {accepted(declared)}{elsewhere([name], configs)})")
         values[name] = by_name[name].parse(text, where)
     return values

@@ -42,6 +42,15 @@ def local_copy_hint(corpus, called_by):
     return f"Without network, load a local copy in the upstream layout: {hint}"
 
 
+def argument(name, value=True):
+    """How the user sets argument ``name`` where they are: the command's flag
+    (``--allow-missing``) or the function's keyword (``allow_missing=True``)."""
+    if caller() == "cli":
+        flag = "--" + name.replace("_", "-")
+        return flag if value is True else f"{flag} {value}"
+    return f"{name}={value!r}"
+
+
 def partial_copy_hint(streaming, called_by):
     """How to load a copy that lacks files of the checksum table, for where the user is."""
     if called_by == "cli":

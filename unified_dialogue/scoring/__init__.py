@@ -23,6 +23,7 @@ and the overlap with FaithDial's knowledge (``knowledge``).
 
 import inspect
 import os
+import re
 
 from .d3st import score_d3st
 from .dst_chat import score_dst_chat
@@ -84,10 +85,19 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
     common = dict(load_options or {}, **({"variant": variant} if variant else {}),
                   **({"data_dir": data_dir} if data_dir else {}))
 
-    def load_rows(name, split=split):
-        return load(corpus, name, split=split, **common)
+    scored = split
 
-    rows = load(corpus, config, split=split, **common, **(options or {}))
+    def load_rows(name, split=split, **more):
+        try:
+            return load(corpus, name, split=split, **common, **more)
+        except ValueError as error:  # datasets' "Unknown split": a partial copy without it
+            if "Unknown split" not in str(error) or isinstance(error, ScoringError):
+                raise
+            where = f"the copy {data_dir}" if data_dir else "the source"
+            raise ScoringError(f"scoring {config} of {corpus} {scored} reads the {name} rows of split {split!r}, "
+                               f"which {where} has no file of ({error}): add that split's files") from None
+
+    rows = load_rows(config, **(options or {}))
     accepted = inspect.signature(function).parameters
     if "load_rows" in accepted:
         scorer_options["load_rows"] = load_rows
@@ -104,4 +114,23 @@ def flags(config):
             and isinstance(p.default, (bool, int, float, str))}
 
 
-__all__ = ["SCORERS", "ScoringError", "flags", "read_predictions", "score", "scorer"]
+def flag_help(config):
+    """The scorer flags' descriptions, ``{name: text}``, read from the ``Args:`` entries of
+    the scorer's docstring (one description per argument, written once)."""
+    doc = inspect.getdoc(scorer(config)) or ""
+    args = doc.partition("Args:")[2]
+    args = re.split(r"\n(?:Returns|Raises|Example|Examples):", args)[0]
+    entries, current = {}, None
+    for line in args.splitlines():
+        entry = re.match(r"^    ([a-z_][a-z0-9_, ]*):\s*(.*)$", line)
+        if entry:
+            current = [name.strip() for name in entry.group(1).split(",")]
+            for name in current:
+                entries[name] = entry.group(2)
+        elif current and line.startswith("        "):
+            for name in current:
+                entries[name] += " " + line.strip()
+    return {name: entries.get(name, "").replace("``", "").rstrip(".") for name in flags(config)}
+
+
+__all__ = ["SCORERS", "ScoringError", "flag_help", "flags", "read_predictions", "score", "scorer"]

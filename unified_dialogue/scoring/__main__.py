@@ -3,24 +3,37 @@ corpus's config it answers, and write the metrics as JSON.
 
     python -m unified_dialogue.scoring --corpus sgd --config dst-chat --split test \\
         [--variant v3] [--option NAME=VALUE ...] [--data-dir DIR] \\
-        --predictions predictions.jsonl [--output metrics.json] [--allow-missing] [scorer flags]
+        --predictions predictions.jsonl [--output metrics.json] [--allow-missing] [--quiet] [scorer flags]
 
 The scorer flags are those of the config's scorer (``--help`` with ``--config`` lists them;
 ``dst-chat``: ``--no-use-fuzzy-match``, ``--joint-acc-across-turn``).
+
+A mistake on the command line is one line on stderr and exit status 2, found before any
+row is loaded where it can be (the corpus, config, split and options; the predictions
+file; the output path, which is never a file the command reads; the scorer flags). A
+result that is almost surely a mistake (no prediction, no readable text, mostly unknown
+services) is written, with a ``warning:`` line on stderr (``scoring.suspicious``).
 """
 
 import argparse
 import json
+import os
 import sys
 
 from .. import registry
-from ..cli import run_command
+from ..cli import check_output, progress, run_command
 from ..core.errors import ConfigError
 from ..core.options import parse_assignments
-from . import SCORERS, flags, score
-from .rows import write_metrics
+from . import SCORERS, flag_help, flags, score
+from .gem import TOKENIZERS, tokenizer_of
+from .rows import read_predictions, write_metrics
+from .suspicious import warnings
 
 PROG = "python -m unified_dialogue.scoring"
+# Scorer flags whose values are a closed list, and the check of a value that needs more
+# than the list (before any row is loaded).
+CHOICES = {"tokenizer": TOKENIZERS}
+CHECKS = {"tokenizer": tokenizer_of}
 
 
 def parser(config=None):
@@ -28,49 +41,87 @@ def parser(config=None):
                                 description="Score a predictions file (JSON Lines of {\"id\", \"text\"}) against "
                                             "the rows of a config, and write the metrics as JSON.")
     p.add_argument("--corpus", required=True, help="the corpus (sgd, ccpe, faithdial, ...)")
-    p.add_argument("--config", required=True, help="the config predicted (dst-chat, ...)")
-    p.add_argument("--split", required=True, help="the split predicted")
+    p.add_argument("--config", required=True,
+                   help=f"the config predicted; those with a scorer: {', '.join(sorted(SCORERS))}")
+    p.add_argument("--split", required=True, help="the split predicted (SGD: train, validation, test)")
     p.add_argument("--variant", help="the corpus's variant predicted (SGD-X: v1 ... v5)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="an option of the config, typed as the loader types it (repeatable)")
     p.add_argument("--data-dir", help="a local copy of the corpus (default: the pinned download)")
     p.add_argument("--checksums", help="the checksum table of the local copy or mirror")
-    p.add_argument("--no-checks", action="store_true", help="do not check the sizes and sha256 of the source files")
+    p.add_argument("--no-checks", action="store_true",
+                   help="do not check the sizes and sha256 of the source files (a partial copy)")
     p.add_argument("--cache-dir", help="the datasets cache to build the rows in")
     p.add_argument("--predictions", required=True, help="the predictions file (JSON Lines)")
-    p.add_argument("--output", help="where to write the metrics (default: standard output)")
+    p.add_argument("--output", help="where to write the metrics (default: standard output); never an input")
     p.add_argument("--allow-missing", action="store_true",
                    help="score a row without a prediction as a miss (counted) instead of failing")
+    p.add_argument("--quiet", action="store_true", help="no progress bars (there are none when stderr is not "
+                                                        "a terminal)")
     if config is not None:
         group = p.add_argument_group(f"flags of the {config} scorer")
+        descriptions = flag_help(config)
         for name, default in flags(config).items():
             flag = "--" + name.replace("_", "-")
+            text = descriptions.get(name, "").replace("%", "%%")
             if isinstance(default, bool):
-                group.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=default)
+                group.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=default,
+                                   help=f"{text} (default: %(default)s)")
             else:
-                group.add_argument(flag, dest=name, type=type(default), default=default)
+                group.add_argument(flag, dest=name, type=type(default), default=default, choices=CHOICES.get(name),
+                                   help=f"{text} (default: %(default)s)")
     return p
 
 
-def run(args):
-    """Score the predictions the command line names; write or print the metrics."""
-    config_flags = flags(args.config)
+def checked_options(args):
+    """The config's options from ``--option``, after checking the corpus, config, split and
+    variant: each unknown one a ConfigError naming what is accepted."""
     try:
-        declared = registry.get(args.corpus).config(args.config).options
+        corpus = registry.get(args.corpus)
+        declared = corpus.config(args.config).options
     except (KeyError, ValueError) as error:  # an unknown corpus or config
         raise ConfigError(error.args[0]) from None
-    options = parse_assignments(args.option, declared, f"--option of {args.corpus} {args.config}")
+    if args.split not in corpus.splits:
+        raise ConfigError(f"--split {args.split!r}: {corpus.name} has the splits {', '.join(corpus.splits)}")
+    return parse_assignments(args.option, declared, f"--option of {args.corpus} {args.config}", corpus.configs)
+
+
+def check_paths(args):
+    """The files: the predictions file readable, the output writable and no input."""
+    if os.path.isdir(args.predictions):
+        raise ConfigError(f"--predictions {args.predictions}: a folder; give the predictions file (JSON Lines)")
+    if not os.path.isfile(args.predictions):
+        raise ConfigError(f"--predictions {args.predictions}: no such file")
+    if args.data_dir and not os.path.isdir(args.data_dir):
+        raise ConfigError(f"--data-dir {args.data_dir}: no such folder")
+    if args.output:
+        check_output(args.output, "--output", inputs=(args.predictions, args.checksums, args.data_dir))
+
+
+def run(args):
+    """Score the predictions the command line names; write or print the metrics; warn
+    about a result that is almost surely a mistake."""
+    config_flags = {name: getattr(args, name) for name in flags(args.config)}  # a config with a scorer
+    options = checked_options(args)
+    check_paths(args)
+    for name, check in CHECKS.items():
+        if name in config_flags:
+            check(config_flags[name])
+    predictions = read_predictions(args.predictions)
     load_options = {key: value for key, value in (("checksums", args.checksums), ("cache_dir", args.cache_dir))
                     if value}
     if args.no_checks:
         load_options["verification_mode"] = "no_checks"
-    metrics = score(args.corpus, args.config, args.split, args.predictions, variant=args.variant,
+    metrics = score(args.corpus, args.config, args.split, predictions, variant=args.variant,
                     data_dir=args.data_dir, options=options, load_options=load_options,
-                    allow_missing=args.allow_missing, **{name: getattr(args, name) for name in config_flags})
+                    allow_missing=args.allow_missing, **config_flags)
     if args.output:
         write_metrics(metrics, args.output)
     else:
         print(json.dumps(metrics, indent=2, sort_keys=True))
+    scored = " ".join(filter(None, (args.corpus, args.variant, args.config, args.split)))
+    for line in warnings(metrics, len(predictions), what=scored):
+        print(line, file=sys.stderr)
     return metrics
 
 
@@ -79,8 +130,11 @@ def main(argv=None):
     # The scorer flags depend on the config: read it first, then the whole command line.
     first = argparse.ArgumentParser(add_help=False)
     first.add_argument("--config")
-    config = first.parse_known_args(argv)[0].config
-    return run_command(parser(config if config in SCORERS else None), run, argv, name=PROG, flag_hints=True)
+    first.add_argument("--quiet", action="store_true")
+    known = first.parse_known_args(argv)[0]
+    p = parser(known.config if known.config in SCORERS else None)
+    progress(not known.quiet)
+    return run_command(p, run, argv, name=PROG, quiet=False, flag_hints=True)
 
 
 if __name__ == "__main__":

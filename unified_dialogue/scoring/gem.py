@@ -165,9 +165,13 @@ def tokenizer_of(tokenizer):
     if tokenizer == "punkt":
         try:
             punkt_tokenize(".")
-        except LookupError as error:
-            raise ValueError("tokenizer='punkt' needs NLTK's Punkt data (nltk.download('punkt_tab')); "
-                             "tokenizer='fallback' is what GEM-metrics uses without it") from error
+        except LookupError:
+            from ..core.sources import argument
+            from .rows import ScoringError
+
+            raise ScoringError(f"{argument('tokenizer', 'punkt')} needs NLTK's Punkt data, which is not installed "
+                               f"(python -m nltk.downloader punkt_tab); {argument('tokenizer', 'fallback')} is what "
+                               "GEM-metrics uses without it") from None
         return punkt_tokenize
     raise ValueError(f"tokenizer must be one of {', '.join(TOKENIZERS)} or a function, not {tokenizer!r}")
 

@@ -11,7 +11,7 @@ from .rows import ScoringError, pair, shown
 from .ser import noncategorical_slots, row_service, row_slot_values, seen_tag, ser, slot_error, train_service_names
 
 METRICS = LEXICAL_METRICS + ("ser", "knowledge")
-ALL = "all"
+OVERALL = "all"  # the group of every row scored
 # Columns that are not columns of every row: "seen" (seen or unseen service) and "split"
 # (the split named in the row's dialogue id, as in "faithdial/test_topic/3").
 DERIVED_COLUMNS = ("seen", "split")
@@ -208,7 +208,7 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
     paired = pair(predictions, rows, allow_missing=allow_missing)
     pairs = [(row, text) for row, text in paired if text is not None]
 
-    groups = {ALL: pairs}
+    groups = {OVERALL: pairs}
     for column in group_by:
         by_value = {}
         for row, text in pairs:

@@ -10,7 +10,8 @@ metrics that ``write_metrics`` writes.
 
 import json
 
-from ..core.errors import UnifiedDialogueError
+from ..core.errors import UnifiedDialogueError, with_article
+from ..core.sources import argument
 
 
 class ScoringError(UnifiedDialogueError, ValueError):
@@ -30,7 +31,7 @@ def get(record, key, kind, where):
         fail(where, f"no '{key}'")
     value = record[key]
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
-        fail(where, f"'{key}' is a {type(value).__name__}, not a {kind.__name__}")
+        fail(where, f"'{key}' is {with_article(type(value).__name__)}, not {with_article(kind.__name__)}")
     return value
 
 
@@ -98,11 +99,18 @@ def read_predictions(path):
     return predictions
 
 
-def write_metrics(metrics, path):
+def metrics_text(metrics):
     """The metrics as the DSTC8 evaluator writes them: sorted keys, indented by 2, no final
     newline."""
-    with open(path, "w") as f:
-        json.dump(metrics, f, indent=2, separators=(",", ": "), sort_keys=True)
+    return json.dumps(metrics, indent=2, separators=(",", ": "), sort_keys=True)
+
+
+def write_metrics(metrics, path):
+    """Write ``metrics_text`` to ``path`` atomically (``cli.write_atomically``): an
+    interrupted run leaves no half-written file."""
+    from ..cli import write_atomically
+
+    write_atomically(path, metrics_text(metrics))
 
 
 # ---------------------------------------------------------------- pairing
@@ -117,11 +125,52 @@ class Pairs(list):
         self.missing = missing
         self.malformed = list(malformed)
 
+    def __iter__(self):
+        # The one loop every scorer runs over its rows: its progress, as datasets shows its
+        # own (off where datasets' bars are, or stderr is not a terminal; none under 2 s).
+        from datasets.utils import tqdm
+
+        return iter(tqdm(super().__iter__(), total=len(self), desc="Scoring", unit=" rows", disable=None,
+                         delay=2, leave=False))
+
     @property
     def absent(self):
         """The ids of the rows without any prediction (``missing`` but not ``malformed``)."""
         malformed = set(self.malformed)
         return [identifier for identifier in self.missing if identifier not in malformed]
+
+
+def _parts(identifier):
+    return identifier.split("/")
+
+
+def looks_like(unknown, known):
+    """What the ``unknown`` ids look like, compared with the ``known`` ids of the rows scored,
+    as far as ids tell (``<corpus>/<split>/<dialogue>/<turn>[/<frame>]``): another corpus,
+    another split, or rows of another config of the same dialogues; "" where they tell
+    nothing."""
+    known = list(known)
+    if not known or not unknown:
+        return ""
+    prefixes = {tuple(_parts(i)[:2]) for i in known}
+    corpora, splits = {p[0] for p in prefixes}, {p[1] for p in prefixes if len(p) > 1}
+    theirs = [_parts(i) for i in unknown]
+    other_corpora = sorted({p[0] for p in theirs if p[0] not in corpora and len(p) > 2})
+    if other_corpora:
+        return f"they look like ids of the corpus {', '.join(other_corpora)}, not {', '.join(sorted(corpora))}"
+    other_splits = sorted({p[1] for p in theirs if len(p) > 2 and p[1] not in splits})
+    if other_splits:
+        return (f"they look like ids of the split {', '.join(other_splits)}, not {', '.join(sorted(splits))}: "
+                f"score them against that split")
+    depth = {len(_parts(i)) for i in known}
+    if any(len(p) not in depth for p in theirs):
+        return ("they have another shape than this config's ids (one per frame, as d3st's, or one per turn): "
+                "ids of another config?")
+    dialogues = {"/".join(_parts(i)[:3]) for i in known}
+    if any("/".join(p[:3]) in dialogues for p in theirs):
+        return ("their dialogues are this split's, but this config has no row for their turns: ids of another "
+                "config (user turns for dst, nlu and d3st; system turns for nlg and response)?")
+    return "no dialogue of this split has their dialogue ids"
 
 
 def shown(ids, limit=5):
@@ -158,7 +207,7 @@ def pair(predictions, rows, *, key="id", allow_missing=False):
         ([({'id': 'a'}, 'hi'), ({'id': 'b'}, None), ({'id': 'c'}, None)], ['b', 'c'], ['c'])
     """
     if not isinstance(predictions, dict):
-        fail("predictions", f"a {type(predictions).__name__}, not a dict from row id to text")
+        fail("predictions", f"{with_article(type(predictions).__name__)}, not a dict from row id to text")
     pairs, missing, malformed, seen = [], [], [], set()
     for position, row in enumerate(rows):
         identifier = get(row, key, str, f"row #{position}")
@@ -174,13 +223,15 @@ def pair(predictions, rows, *, key="id", allow_missing=False):
         pairs.append((row, text))
     unknown = [identifier for identifier in predictions if identifier not in seen]
     if unknown:
-        raise ScoringError(f"{len(unknown)} predicted id(s) name no row: {shown(unknown)}")
+        hint = looks_like(unknown, seen)
+        raise ScoringError(f"{len(unknown)} predicted id(s) name no row: {shown(unknown)}"
+                           + (f" ({hint})" if hint else ""))
     if malformed and not allow_missing:
         more = f" ({len(malformed)} such: {shown(malformed)})" if len(malformed) > 1 else ""
         fail(f"prediction {malformed[0]!r}",
-             f"the text is a {type(predictions[malformed[0]]).__name__}, not a str{more} "
-             f"(allow_missing counts it as a miss)")
+             f"the text is {with_article(type(predictions[malformed[0]]).__name__)}, not a str{more} "
+             f"({argument('allow_missing')} counts it as a miss)")
     if missing and not allow_missing:
         raise ScoringError(f"{len(missing)} row(s) have no prediction: {shown(missing)} "
-                           f"(allow_missing counts them as misses)")
+                           f"({argument('allow_missing')} counts them as misses)")
     return Pairs(pairs, missing, malformed)

@@ -3,8 +3,10 @@
 ``card_templates/`` (``_loading.md``, ``_configs.md``, ``_views.md``, ``_statistics.md``,
 ...; ``all.md`` for the combined card) filled with values taken from the corpus's
 declaration and its statistics (``tools/stats.py``), in the Hugging Face card format
-(YAML metadata, then Markdown). The prose is in the templates; this module computes the
-values (tables, code examples, the sentence naming the source files).
+(YAML metadata, then Markdown). The prose is in the templates (``_sentences.md`` for the
+sentences the statistics section assembles); this module computes the values (tables, code
+examples), ``card_fill`` fills templates and ``card_statistics`` writes the statistics
+sections.
 
 ``python -m unified_dialogue.tools.cards`` (``make cards``) renders ``dataset_cards/`` from the
 statistics stored in ``dataset_cards/stats/``; with ``--data DIR`` it first computes the
@@ -16,16 +18,17 @@ import argparse
 import os
 import re
 import sys
-from importlib import resources
 
 import yaml
 
 from .. import registry, views
 from ..cli import run_command
+from ..core.errors import ConfigError
 from . import stats
+from .card_fill import PLACEHOLDER, fill, section, template  # noqa: F401 (PLACEHOLDER: the cards' syntax)
+from .card_statistics import size_category, statistics_section, view_figures
 from .layout import ALL, Layout, shard_pattern
 
-PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 REPO_PLACEHOLDER = "<owner>/<name>"
 CARD_DIR = "dataset_cards"
 COMBINED_PRETTY_NAME = "Dialogue corpora in the unified dialogue schema"
@@ -33,28 +36,10 @@ COMBINED_PRETTY_NAME = "Dialogue corpora in the unified dialogue schema"
 
 # ---------------------------------------------------------------- templates
 
-def template(name):
-    """A shared template (the combined card, the unified schema section)."""
-    return resources.files("unified_dialogue.tools").joinpath("card_templates", f"{name}.md").read_text(encoding="utf-8")
-
-
 def corpus_template(corpus):
     """The card text of a corpus, from its folder."""
     with open(corpus.card_template_path, encoding="utf-8") as f:
         return f.read()
-
-
-def fill(text, values):
-    """Replace every ``{{ key }}``; a key without a value is an error, not an empty string."""
-    missing = sorted({key for key in PLACEHOLDER.findall(text) if key not in values})
-    if missing:
-        raise KeyError(f"no value for template placeholder(s) {', '.join(missing)}")
-    return PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), text)
-
-
-def section(template_name, **values):
-    """A generated section: the shared template ``_<template_name>.md`` filled with ``values``."""
-    return fill(template(f"_{template_name}"), values).rstrip("\n")
 
 
 def card_values(corpus):
@@ -67,10 +52,6 @@ def config_descriptions(corpus):
 
 
 # ---------------------------------------------------------------- generated sections
-
-def number(n):
-    return f"{n:,}"
-
 
 def loading_section(corpus, layout, repo):
     default = layout.published(corpus, corpus.default_config)
@@ -117,162 +98,6 @@ def views_section(corpus, corpus_stats):
                       else section("view_not_computed"))
               for config in corpus.views]
     return section("views", views="\n\n".join(blocks))
-
-
-def view_figures(corpus, per_split):
-    """The table of a view's rows per split (and the mean context length, where rows have one)."""
-    splits = list(corpus.splits)
-    lines = ["| | " + " | ".join(f"`{s}`" for s in splits) + " |", "|---|" + "---:|" * len(splits)]
-    lines.append("| rows | " + " | ".join(number(per_split[s]["rows"]) if s in per_split else "–" for s in splits)
-                 + " |")
-    if any("context_turns" in per_split[s] for s in per_split):
-        lines.append("| mean context turns | " + " | ".join(
-            f"{per_split[s]['context_turns']:.2f}" if s in per_split and "context_turns" in per_split[s] else "–"
-            for s in splits) + " |")
-    return "\n".join(lines)
-
-
-def _ranges(numbers):
-    """[1, 2, 3, 5] -> ["1–3", "5"] with the numbers' own zero padding."""
-    out, start, prev = [], None, None
-    for text in numbers:
-        n = int(text)
-        if start is not None and n == int(prev) + 1:
-            prev = text
-            continue
-        if start is not None:
-            out.append(start if start == prev else f"{start}–{prev}")
-        start = prev = text
-    if start is not None:
-        out.append(start if start == prev else f"{start}–{prev}")
-    return out
-
-
-def file_list(paths):
-    """A short listing of file paths: per folder, numbered names folded into ranges."""
-    folders = {}
-    for path in paths:
-        folder, _, name = path.rpartition("/")
-        folders.setdefault(folder, []).append(name)
-    parts = []
-    for folder, names in folders.items():
-        numbered, plain = {}, []
-        for name in names:
-            match = re.fullmatch(r"(.*?)(\d+)(\.\w+)", name)
-            if match:
-                numbered.setdefault((match.group(1), match.group(3)), []).append(match.group(2))
-            else:
-                plain.append(f"`{name}`")
-        for (prefix, suffix), numbers in numbered.items():
-            plain.append(f"`{prefix}{', '.join(_ranges(sorted(numbers, key=int)))}{suffix}`")
-        parts.append((f"`{folder}/`: " if folder else "") + ", ".join(plain))
-    return "; ".join(parts)
-
-
-def _file_note(f, table):
-    read_as = f.get("read_as", f["path"])
-    what = (f"differs from the {table} `{read_as}`" if f["check"] == "differs"
-            else f"is not a file of the {table} checksum table")
-    alias = f", read as `{read_as}`" if read_as != f["path"] else ""
-    return f"`{f['path']}` ({number(f['num_bytes'])} bytes, sha256 `{f['sha256'][:12]}…`{alias}), which {what}"
-
-
-def source_sentence(corpus, source):
-    """Which files the figures were computed from, and how they compare with the checksums."""
-    files = source["files"]
-    table = "upstream" if source["table"] == "upstream" else "given"
-    by_check = {}
-    for f in files:
-        by_check.setdefault(f["check"], []).append(f["path"])
-    matched, unknown = by_check.get("match", []), by_check.get("unknown", [])
-    parts = []
-    if source["kind"] == "download":
-        origin = f"downloaded from {source['base_url']}"
-        if source["complete"]:
-            return (f"all {source['table_files']} files of the pinned upstream release, {origin} and "
-                    f"verified (size and sha256) by the loader")
-        if matched:
-            parts.append(f"{len(matched)} files {origin}, verified against the {table} checksum table: "
-                         f"{file_list(matched)}")
-        if unknown:
-            parts.append(f"{len(unknown)} files {origin} whose size and sha256 the upstream checksum table does "
-                         f"not know yet, so they are not verified: {file_list(unknown)}")
-        return "; ".join(parts)
-    if source["complete"]:
-        return (f"a local copy of all {source['table_files']} upstream files, each identical to its upstream "
-                f"file (sha256): the complete corpus")
-    if matched and table == "upstream":
-        parts.append(f"a local copy holding {len(matched)} of the {source['table_files']} upstream files, each "
-                     f"identical to its upstream file (sha256): {file_list(matched)}")
-    elif matched:
-        parts.append(f"a local copy of {len(matched)} files, verified against a checksum table given for the "
-                     f"build, not the upstream one: {file_list(matched)}")
-    if unknown:
-        parts.append(f"{len(unknown)} files of a local copy whose sha256 the upstream checksum table does not "
-                     f"know yet, so they are not verified: {file_list(unknown)}")
-    parts += [_file_note(f, table) for f in files if f["check"] in ("differs", "not listed")]
-    return "; ".join(parts)
-
-
-def caveat(corpus, source, missing_splits):
-    """What the reader must know when the figures are not those of the verified whole corpus."""
-    if source["complete"] and not missing_splits:
-        return None
-    unverified_only = source["table"] == "upstream" and all(f["check"] in ("match", "unknown") for f in source["files"]) \
-        and len({f.get("read_as", f["path"]) for f in source["files"]}) == source["table_files"]
-    if unverified_only and not missing_splits:
-        return ("**The files could not be verified against upstream checksums (not known yet): the figures are "
-                "those of the files named above.**")
-    text = "**These figures describe only the files named above, not the whole corpus"
-    if missing_splits:
-        text += f"; no data of {', '.join(f'`{s}`' for s in missing_splits)} was in them"
-    return text + ".**"
-
-
-def statistics_section(corpus, corpus_stats, heading="## Statistics"):
-    if corpus_stats is None:
-        return section("statistics_not_computed", heading=heading, short_name=corpus.short_name)
-    per_split = corpus_stats["splits"]
-    source = corpus_stats["source"]
-    splits = list(corpus.splits)
-    warning = caveat(corpus, source, [s for s in splits if s not in per_split])
-    return section("statistics", heading=heading, source=source_sentence(corpus, source),
-                   caveat=f"\n\n{warning}" if warning else "", tables=statistics_tables(corpus, per_split))
-
-
-def statistics_tables(corpus, per_split):
-    """The figures of each split: one table of counts, then one per measure of labels."""
-    splits = list(corpus.splits)
-    labels = dict(stats.SHARED_MEASURES)
-    labels.update((m.key, m.label) for m in corpus.measures)
-    kinds = {m.key: m.kind for m in corpus.measures}
-    header = "| | " + " | ".join(f"`{s}`" for s in splits) + " |"
-    rule = "|---|" + "---:|" * len(splits)
-    lines = [header, rule]
-    for key, label in labels.items():
-        if kinds.get(key) == "labels":
-            continue
-        cells = [number(per_split[s][key]) if s in per_split else "–" for s in splits]
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    for key, label in labels.items():
-        if kinds.get(key) != "labels":
-            continue
-        names = sorted({name for s in per_split.values() for name in s[key]})
-        lines += ["", f"{label}:", "", header.replace("| |", "| label |", 1), rule]
-        for name in names:
-            cells = [number(per_split[s][key].get(name, 0)) if s in per_split else "–" for s in splits]
-            lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def size_category(corpus_stats):
-    if corpus_stats is None or not corpus_stats["source"]["complete"]:
-        return None
-    n = sum(split["dialogues"] for split in corpus_stats["splits"].values())
-    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
-        if n < limit:
-            return name
-    return "1M<n<10M"
 
 
 # ---------------------------------------------------------------- cards
@@ -390,6 +215,10 @@ def main(argv=None):
     parser.add_argument("--repo", help="the Hub repository named in the loading examples")
 
     def work(args):
+        for flag, folder in (("--out", args.out), ("--data", args.data)):
+            if folder is not None and not os.path.isdir(folder):
+                raise ConfigError(f"{flag} {folder}: no such folder" if not os.path.exists(folder) else
+                                  f"{flag} {folder}: a file, not a folder")
         if args.data:
             for corpus in registry.corpora().values():
                 copy = corpus.local_copy(args.data)

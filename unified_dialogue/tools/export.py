@@ -211,7 +211,38 @@ def resolve(names):
         return list(registry.corpora().values()), True
     if ALL in names:
         raise ExportError(f"'{ALL}' exports every corpus: give it alone")
-    return [registry.get(name) for name in names], len(names) > 1
+    try:
+        return [registry.get(name) for name in names], len(names) > 1
+    except ValueError as error:  # an unknown corpus, named with those there are
+        raise ExportError(f"{error.args[0]}; or '{ALL}'") from None
+
+
+def is_export(folder):
+    """Whether ``folder`` holds an earlier export: its card opens with the front matter."""
+    try:
+        with open(os.path.join(folder, "README.md"), encoding="utf-8") as f:
+            return f.read(4) == "---\n"
+    except OSError:
+        return False
+
+
+def check_out(out, inputs):
+    """Fail before building anything when ``out`` is not a folder an export may replace: a
+    file, a folder holding anything but an earlier export, or a folder holding (or inside)
+    one of ``inputs``, the local copies and checksum tables read."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ExportError(f"the output folder {out} is a file: give a new folder, or an earlier export to replace")
+    if os.path.isdir(out) and os.listdir(out) and not is_export(out):
+        raise ExportError(f"the output folder {out} holds files that are not an earlier export (it would be "
+                          f"replaced whole): give a new folder")
+    target = os.path.realpath(out)
+    for given in inputs:
+        source = os.path.realpath(given)
+        if os.path.commonpath([source, target]) in (source, target):
+            raise ExportError(f"the output folder {out} holds or is inside an input, {given}: give another folder")
+    for given in inputs:
+        if not os.path.exists(given):
+            raise ExportError(f"{given}: no such file or folder (a local copy or checksum table given)")
 
 
 def check_ready(corpus_list, data_dirs, variants=True):
@@ -244,6 +275,7 @@ def export(corpus_list, out, *, combined=False, data_dirs=None, checksums=None, 
     data_dirs, checksums = data_dirs or {}, checksums or {}
     check_ready(corpus_list, data_dirs, variants)
     out = os.path.abspath(out)
+    check_out(out, [*data_dirs.values(), *checksums.values()])
     with partial_folder(out) as (folder, work):
         def build(corpus, config, variant):
             return load(corpus.name, config, data_dir=data_dirs.get(corpus.name), checksums=checksums.get(corpus.name),

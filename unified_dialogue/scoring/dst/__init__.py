@@ -6,8 +6,8 @@ numbers without either, through one implementation with two entry points:
 
 - ``score_dst(predictions, references, schemas, train_schemas)``: rows shaped like the ``dst``
   view's, the split's ``dst`` rows and the ``schema`` config's rows;
-- ``python -m unified_dialogue.scoring.dst``: the evaluator's command line, on SGD-format
-  files, writing the same metrics JSON.
+- ``python -m unified_dialogue.scoring.dst`` (``__main__``): the evaluator's command line, on
+  SGD-format files (read by ``files.score_dst_files``), writing the same metrics JSON.
 
 Every frame of every USER turn is scored against the predicted frame of its service, and each
 score is averaged over the frames of each group: ``#ALL_SERVICES``, the service, its domain
@@ -15,20 +15,15 @@ score is averaged over the frames of each group: ``#ALL_SERVICES``, the service,
 train schema has the service). docs/scoring.md says what each metric is.
 """
 
-import argparse
 import collections
 import difflib
-import fnmatch
-import os
 import re
-import sys
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
-from ..cli import run_command
-from .rows import ScoringError, fail, get, load_json, strings, write_metrics
+from ..rows import ScoringError, fail, get, strings
 
 ALL_SERVICES = "#ALL_SERVICES"
 SEEN_SERVICES = "#SEEN_SERVICES"
@@ -48,11 +43,6 @@ JOINT_GOAL_ACCURACY = "joint_goal_accuracy"
 JOINT_CAT_ACCURACY = "joint_cat_accuracy"
 JOINT_NONCAT_ACCURACY = "joint_noncat_accuracy"
 JOINT_METRICS = (JOINT_GOAL_ACCURACY, JOINT_CAT_ACCURACY, JOINT_NONCAT_ACCURACY)
-
-# The evaluator writes its per-frame scores into the prediction folder under this name, and
-# skips every file whose path contains the name anywhere (``run2_dialogues_and_metrics.json``
-# too, and every file of a folder whose path contains it); so does this module.
-PER_FRAME_FILE = "dialogues_and_metrics.json"
 
 
 # ---------------------------------------------------------------- reading frames
@@ -425,169 +415,3 @@ def score_dst(predictions, references, schemas, train_schemas, *, use_fuzzy_matc
     """
     return aggregate(row_turns(predictions, references), service_slots(schemas), service_names(train_schemas),
                      use_fuzzy_match, joint_acc_across_turn)
-
-
-# ---------------------------------------------------------------- SGD files
-
-def read_dialogues(paths):
-    """Dialogue id -> dialogue, from SGD dialogue files (a list of dialogues, or a dict of
-    them by id like the evaluator's per-frame file). A dialogue given twice keeps its first
-    place and its last content, as in the evaluator."""
-    dialogues = {}
-    for path in paths:
-        if PER_FRAME_FILE in os.fspath(path):
-            continue
-        data = load_json(path)
-        if isinstance(data, dict):
-            dialogues.update(data)
-            continue
-        if not isinstance(data, list):
-            fail(path, "not a list of dialogues")
-        for position, dialogue in enumerate(data):
-            dialogues[get(dialogue, "dialogue_id", str, f"{path}: dialogue #{position}")] = dialogue
-    return dialogues
-
-
-def file_turns(references, predictions):
-    """The user turns of the predicted dialogues as Turns, in the predictions' order. As in the
-    evaluator, a predicted dialogue must name the reference's services and have its speakers
-    and user utterances; its turns are paired with the reference's in order, and turns past the
-    shorter of the two are not scored."""
-    missing = [dialogue_id for dialogue_id in predictions if dialogue_id not in references]
-    if missing:
-        raise ScoringError(f"{len(missing)} predicted dialogues are not in the references: {', '.join(missing[:5])}")
-    for dialogue_id, predicted in predictions.items():
-        reference, where = references[dialogue_id], f"dialogue {dialogue_id}"
-        services = set(strings(get(predicted, "services", list, where), where, "services"))
-        if services != set(get(reference, "services", list, f"{where} (reference)")):
-            fail(where, "the predicted services are not the reference's")
-        turn_pairs = zip(get(reference, "turns", list, f"{where} (reference)"), get(predicted, "turns", list, where))
-        for turn_index, (reference_turn, predicted_turn) in enumerate(turn_pairs):
-            where = f"dialogue {dialogue_id}, turn {turn_index}"
-            speaker = get(reference_turn, "speaker", str, f"{where} (reference)")
-            if get(predicted_turn, "speaker", str, where) != speaker:
-                fail(where, f"the speaker is {predicted_turn['speaker']!r}, the reference's {speaker!r}")
-            if speaker != "USER":
-                continue
-            utterance = get(reference_turn, "utterance", str, f"{where} (reference)")
-            if get(predicted_turn, "utterance", str, where) != utterance:
-                fail(where, "the utterance differs from the reference's")
-            yield Turn(dialogue_id, turn_index, utterance, read_frames(reference_turn, f"{where} (reference)"),
-                       read_frames(predicted_turn, where))
-
-
-def matching(folder, pattern):
-    """The paths in ``folder`` whose names match ``pattern``, sorted, as the evaluator's
-    ``tf.io.gfile.glob`` finds them: its ``*`` also matches a leading dot, which Python's
-    glob does not."""
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []
-    return sorted(os.path.join(folder, name) for name in names if fnmatch.fnmatchcase(name, pattern))
-
-
-def score_dst_files(dstc8_data_dir, prediction_dir, eval_set, *, use_fuzzy_match=True, joint_acc_across_turn=False):
-    """The DSTC8 metrics of SGD-format prediction files, as the evaluator's command computes them.
-
-    Args:
-        dstc8_data_dir: SGD in the upstream layout; the references are
-            ``<dstc8_data_dir>/<eval_set>/dialogues_*.json`` with that split's schema, and the
-            train schema (``<dstc8_data_dir>/train/schema.json``) tells seen services from
-            unseen ones.
-        prediction_dir: a folder whose ``*.json`` files hold the predicted dialogues.
-        eval_set: ``train``, ``dev`` or ``test``.
-        use_fuzzy_match, joint_acc_across_turn: as for ``score_dst``.
-
-    Returns:
-        ``{group: {metric: value}}``, as ``score_dst``.
-
-    Example:
-        >>> metrics = score_dst_files("sgd", "predictions", "test")  # doctest: +SKIP
-        >>> write_metrics(metrics, "metrics.json")  # doctest: +SKIP
-    """
-    split_dir = os.path.join(dstc8_data_dir, eval_set)
-    reference_files = matching(split_dir, "dialogues_*.json")
-    prediction_files = matching(prediction_dir, "*.json")
-    if not reference_files:
-        raise ScoringError(f"{split_dir}: no dialogues_*.json")
-    if not prediction_files:
-        raise ScoringError(f"{prediction_dir}: no *.json")
-    slots_of = service_slots(load_json(os.path.join(split_dir, "schema.json")))
-    seen = service_names(load_json(os.path.join(dstc8_data_dir, "train", "schema.json")))
-    turns = file_turns(read_dialogues(reference_files), read_dialogues(prediction_files))
-    return aggregate(turns, slots_of, seen, use_fuzzy_match, joint_acc_across_turn)
-
-
-# ---------------------------------------------------------------- command line
-
-BOOLEAN_FLAGS = {"joint_acc_across_turn": False, "use_fuzzy_match": True}
-STRING_FLAGS = ("dstc8_data_dir", "prediction_dir", "eval_set", "output_metric_file")
-_TRUE, _FALSE = ("true", "t", "1"), ("false", "f", "0")
-
-
-def absl_argv(argv):
-    """The evaluator's command lines (absl flags) in argparse's spelling: ``-flag`` as
-    ``--flag``, and a boolean ``--flag=VALUE`` (true/t/1 or false/f/0, any case) as ``--flag``
-    or ``--noflag``. As with absl, a boolean flag takes no separate value."""
-    names = set(STRING_FLAGS) | set(BOOLEAN_FLAGS) | {f"no{name}" for name in BOOLEAN_FLAGS}
-    out = []
-    for position, arg in enumerate(argv):
-        if arg == "--":
-            return out + list(argv[position:])
-        name, equals, value = arg.lstrip("-").partition("=")
-        if not arg.startswith("-") or name not in names:
-            out.append(arg)
-        elif name in BOOLEAN_FLAGS and equals:
-            if value.lower() not in _TRUE + _FALSE:
-                raise ValueError(f"--{name}={value}: a boolean flag takes true, t, 1, false, f or 0")
-            out.append(f"--{name}" if value.lower() in _TRUE else f"--no{name}")
-        else:
-            out.append("--" + arg.lstrip("-"))
-    return out
-
-
-def parser():
-    p = argparse.ArgumentParser(
-        prog="python -m unified_dialogue.scoring.dst", allow_abbrev=False,
-        description="Score SGD-format dialogue state predictions with the DSTC8 metrics, as the DSTC8 evaluator does.")
-    p.add_argument("--dstc8_data_dir", required=True,
-                   help="SGD data in the upstream layout (train/, dev/, test/ with schema.json and dialogues_*.json)")
-    p.add_argument("--prediction_dir", required=True,
-                   help="folder whose *.json files hold the predicted dialogues, in SGD format")
-    p.add_argument("--eval_set", required=True, choices=("train", "dev", "test"), help="the split predicted")
-    p.add_argument("--output_metric_file", required=True, help="the JSON file to write the metrics to")
-    p.add_argument("--joint_acc_across_turn", action="store_true",
-                   help="joint accuracies across the services of a turn (MultiWOZ-style); off by default")
-    p.add_argument("--nojoint_acc_across_turn", dest="joint_acc_across_turn", action="store_false",
-                   help=argparse.SUPPRESS)
-    p.add_argument("--use_fuzzy_match", action="store_true",
-                   help="fuzzy matching of non-categorical values (the DSTC8 setting, on by default)")
-    p.add_argument("--nouse_fuzzy_match", dest="use_fuzzy_match", action="store_false",
-                   help="exact matching of non-categorical values")
-    p.set_defaults(**BOOLEAN_FLAGS)
-    return p
-
-
-def main(argv=None):
-    p = parser()
-    try:
-        argv = absl_argv(sys.argv[1:] if argv is None else argv)
-    except ValueError as error:
-        p.error(str(error))
-    run_command(p, score_command, argv, name="dst", quiet=False)
-
-
-def score_command(args):
-    """The command's work: score, write the metrics file, print the headline figures."""
-    metrics = score_dst_files(args.dstc8_data_dir, args.prediction_dir, args.eval_set,
-                              use_fuzzy_match=args.use_fuzzy_match, joint_acc_across_turn=args.joint_acc_across_turn)
-    write_metrics(metrics, args.output_metric_file)
-    overall = metrics[ALL_SERVICES]
-    headline = (ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, AVERAGE_GOAL_ACCURACY, JOINT_GOAL_ACCURACY)
-    print(f"{args.output_metric_file}: {len(metrics)} groups; {ALL_SERVICES}: "
-          + ", ".join(f"{metric} {overall[metric]:.4f}" for metric in headline if metric in overall), file=sys.stderr)
-
-
-if __name__ == "__main__":
-    main()
