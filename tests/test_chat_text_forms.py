@@ -56,7 +56,7 @@ def schemas_of(turn, categorical):
         values = {e["slot"]: e["values"] for e in found["slot_values"]}
         rows.append({"service_name": frame["service"], "intents": [{"name": found["active_intent"]}], "slots": [
             {"name": slot, "is_categorical": categorical,
-             "possible_values": sorted({v for v in values.get(slot, [])} | {v.swapcase() for v in values.get(slot, [])})}
+             "possible_values": sorted({*values.get(slot, []), *(v.swapcase() for v in values.get(slot, []))})}
             for slot in dict.fromkeys(slots)]})
     names = {row["service_name"] for row in rows}
     rows += [{"service_name": n.swapcase(), "intents": [], "slots": []} for n in names if n.swapcase() not in names]
@@ -120,7 +120,8 @@ def nlu_table(rows):
     from unified_dialogue.views import nlu as nlu_view
 
     schema = nlu_view.SCHEMA
-    return pa.table({name: pa.array([row[name] for row in rows], schema.field(name).type) for name in ("spans", "intents")})
+    return pa.table({name: pa.array([row[name] for row in rows], schema.field(name).type)
+                     for name in ("spans", "intents")})
 
 
 def read(record):

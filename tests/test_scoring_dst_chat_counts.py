@@ -40,7 +40,8 @@ def renamed_slots(record, service):
                 frame["state"]["requested_slots"] = [name(s) for s in frame["state"]["requested_slots"]]
                 frame["state"]["slot_values"] = {name(s): v for s, v in frame["state"]["slot_values"].items()}
             if "service_call" in frame:
-                frame["service_call"]["parameters"] = {name(s): v for s, v in frame["service_call"]["parameters"].items()}
+                call = frame["service_call"]
+                call["parameters"] = {name(s): v for s, v in call["parameters"].items()}
             if "service_results" in frame:
                 frame["service_results"] = [{name(s): v for s, v in r.items()} for r in frame["service_results"]]
     return record
@@ -92,8 +93,9 @@ def test_unknown_names_are_counted_apart_from_unreadable_texts(build):
     predictions[ids[0]] = "Hotels_9: intent=BookHotel; city=Paris"  # readable: a service of no split
     predictions[ids[1]] = predictions[ids[1]].split(":")[0] + ": intent=BookAnything; cuisine=Thai"
     predictions[ids[2]] = "I do not know."
+    schemas = build("sgd", "schema")
     metrics = score_dst_chat(predictions, rows, references=build("sgd", "dst")["validation"],
-                             schemas=build("sgd", "schema")["validation"], train_schemas=build("sgd", "schema")["train"])
+                             schemas=schemas["validation"], train_schemas=schemas["train"])
     assert metrics["unknown_services_ids"] == [ids[0]] and metrics["unknown_services"] == 1
     assert metrics["unknown_intents_ids"] == [ids[1]] and metrics["unknown_slots_ids"] == [ids[1]]
     assert metrics["malformed_ids"] == [ids[2]] and metrics["malformed"] == 1

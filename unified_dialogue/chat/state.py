@@ -103,7 +103,8 @@ class Schemas:
                 row["service_name"],
                 Names([intent["name"] for intent in row.get("intents") or []]),
                 Names([slot["name"] for slot in slots]),
-                {slot["name"]: Names(slot.get("possible_values") or []) for slot in slots if slot.get("is_categorical")})
+                {slot["name"]: Names(slot.get("possible_values") or [])
+                 for slot in slots if slot.get("is_categorical")})
         return cls(services, Names(services))
 
     def get(self, service):

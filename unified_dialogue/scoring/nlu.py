@@ -94,7 +94,8 @@ def score_nlu(predictions, rows, *, references=None, schemas=None, load_rows=Non
 
     Example:
         >>> rows = load("sgd", "nlu-chat", split="test")  # doctest: +SKIP
-        >>> score_nlu({row["id"]: my_model(row["prompt"]) for row in rows}, rows, load_rows=...)["slot_f1"]  # doctest: +SKIP
+        >>> texts = {row["id"]: my_model(row["prompt"]) for row in rows}  # doctest: +SKIP
+        >>> score_nlu(texts, rows, load_rows=...)["slot_f1"]  # doctest: +SKIP
         0.93
     """
     if references is None and load_rows is None:
