@@ -22,8 +22,8 @@ either quote, any case of the line names and of names a schema knows, lines in a
 a cut-off end), reporting what it cannot take as ``text.Problem``s, never raising.
 """
 
-from .text import (MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, Names, Problem, cut, is_quoted, key,
-                   name, read_value, split_outside_quotes, value)
+from .text import (MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, Problem, cut, is_quoted, key, name,
+                   read_value, split_outside_quotes, value)
 
 INTENTS, SPANS, NONE = "intents", "spans", "none"
 INTENTS_JOIN, SPANS_JOIN = ", ", "; "
@@ -87,7 +87,7 @@ def _none(text):
 def _intents(text, schemas, problems):
     if _none(text):
         return []
-    known = Names([i for s in schemas.services.values() for i in s.intents.exact]) if schemas else None
+    known = schemas.intents if schemas is not None else None
     intents = []
     for part in split_outside_quotes(text, ","):
         if not part.strip():

@@ -92,7 +92,8 @@ class Schemas:
     """The services a text may name, from ``schema`` rows (or schema.json entries)."""
 
     services: dict = field(default_factory=dict)  # name -> Service
-    names: Names = field(default_factory=lambda: Names(()))
+    names: Names = field(default_factory=lambda: Names(()))  # of the services
+    intents: Names = field(default_factory=lambda: Names(()))  # of every service
 
     @classmethod
     def of(cls, schema_rows):
@@ -105,7 +106,7 @@ class Schemas:
                 Names([slot["name"] for slot in slots]),
                 {slot["name"]: Names(slot.get("possible_values") or [])
                  for slot in slots if slot.get("is_categorical")})
-        return cls(services, Names(services))
+        return cls(services, Names(services), Names([i for s in services.values() for i in s.intents.exact]))
 
     def get(self, service):
         """The Service of a name (as written first, then without case), or None."""

@@ -24,7 +24,7 @@ SYSTEM_JOIN = "\n\n"
 #   ASCII only.
 # - A name (service, intent, slot, label, domain, type) is quoted unless it is letters,
 #   digits, ``_`` and ``-`` only (ASCII), and not a keyword of the forms in any case.
-WHITESPACE = "".join(c for c in map(chr, range(0x3001)) if c.isspace())
+WHITESPACE = "".join(c for c in map(chr, range(0x3001)) if c.isspace())  # U+3000 is the last
 NEEDS_QUOTES = rf'[;|"\[\]\n\r\t]|^[{WHITESPACE}\']|[{WHITESPACE}]$|^$'
 _NEEDS_QUOTES = re.compile(NEEDS_QUOTES)
 # Words the forms give a meaning to: a name spelled like one (in any case) is quoted, and
@@ -169,16 +169,14 @@ class Names:
     in case are each found by their own spelling."""
 
     def __init__(self, names):
-        self.exact = set(names)
+        self.exact = list(dict.fromkeys(names))
+        self._exact = set(self.exact)
         self.keyed = {}
-        for name in names:
-            self.keyed.setdefault(key(name), name)
+        for each in self.exact:
+            self.keyed.setdefault(key(each), each)
 
-    def get(self, name, default=None):
-        return name if name in self.exact else self.keyed.get(key(name), default)
-
-    def __contains__(self, name):
-        return self.get(name) is not None
+    def get(self, written, default=None):
+        return written if written in self._exact else self.keyed.get(key(written), default)
 
 
 def key(name):
