@@ -15,20 +15,23 @@ from unified_dialogue.scoring.nlu import CORRECT, PREDICTED, REFERENCE, prf, sco
 METRICS = ("intent_accuracy", "slot_precision", "slot_recall", "slot_f1", "frame_exact_match")
 
 
-def gold(build, corpus, split):
-    return {r["id"]: r["completion"][0]["content"] for r in build(corpus, "nlu-chat")[split]}
+def gold(build, corpus, split, **options):
+    return {r["id"]: r["completion"][0]["content"] for r in build(corpus, "nlu-chat", **options)[split]}
 
 
-def scored(build, corpus, split, predictions, **options):
-    schemas = build(corpus, "schema")[split] if corpus == "sgd" else None
-    return score_nlu(predictions, build(corpus, "nlu-chat")[split], references=build(corpus, "nlu")[split],
-                     schemas=schemas, **options)
+def scored(build, corpus, split, predictions, variant=None, **scorer_options):
+    options = {"variant": variant} if variant else {}
+    schemas = build(corpus, "schema", **options)[split] if corpus == "sgd" else None
+    return score_nlu(predictions, build(corpus, "nlu-chat", **options)[split],
+                     references=build(corpus, "nlu", **options)[split], schemas=schemas, **scorer_options)
 
 
-@pytest.mark.parametrize("corpus, split", [("sgd", "train"), ("sgd", "validation"), ("sgd", "test"),
-                                           ("ccpe", "train")])
-def test_gold_texts_score_1(build, corpus, split):
-    metrics = scored(build, corpus, split, gold(build, corpus, split))
+@pytest.mark.parametrize("corpus, split, variant", [("sgd", "train", None), ("sgd", "validation", None),
+                                                    ("sgd", "test", None), ("sgd", "validation", "v2"),
+                                                    ("ccpe", "train", None)])
+def test_gold_texts_score_1(build, corpus, split, variant):
+    options = {"variant": variant} if variant else {}
+    metrics = scored(build, corpus, split, gold(build, corpus, split, **options), variant)
     expected = {m: 1.0 for m in METRICS}
     if corpus == "ccpe":
         expected["intent_accuracy"] = None  # CCPE-M annotates no intents
