@@ -22,10 +22,10 @@ either quote, any case of the line names and of names a schema knows, lines in a
 a cut-off end), reporting what it cannot take as ``text.Problem``s, never raising.
 """
 
-from .text import (MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, Problem, cut, is_quoted, key, name,
-                   read_value, split_outside_quotes, value)
+from .state import Schemas
+from .text import (INTENTS, MALFORMED, NONE, SPANS, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, Problem, cut,
+                   is_quoted, key, name, read_value, split_outside_quotes, value)
 
-INTENTS, SPANS, NONE = "intents", "spans", "none"
 INTENTS_JOIN, SPANS_JOIN = ", ", "; "
 
 
@@ -60,9 +60,7 @@ def parse(text, schemas=None):
     each a ``text.Problem``. ``schemas``: a ``chat.state.Schemas`` (or ``schema`` rows)
     where the corpus has one: spans of an unknown service or slot, and unknown intents, are
     then reported (and kept as written), names a schema knows given in its spelling."""
-    if schemas is not None and not hasattr(schemas, "services"):
-        from .state import Schemas
-
+    if schemas is not None and not isinstance(schemas, Schemas):
         schemas = Schemas.of(schemas)
     record, problems = {"intents": None, "spans": []}, []
     if not isinstance(text, str):

@@ -33,10 +33,9 @@ from dataclasses import dataclass, field
 
 from ..core.features import NO_INTENT
 from ..views.dst import empty_frame
-from .text import (MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, Names, Problem, cut, is_quoted, key,
-                   name, read_value, split_outside_quotes, values)
+from .text import (INTENT, MALFORMED, NONE, REQUESTED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, Names, Problem,
+                   cut, is_quoted, key, name, read_value, split_outside_quotes, values)
 
-INTENT, REQUESTED = "intent", "requested"
 # A slot with no value (none is dropped): bare brackets, which no written value can be.
 NO_VALUES = "[]"
 _HEADER = re.compile(r'\s*("(?:[^"\\]|\\.)*"|[A-Za-z0-9_.\-]+)\s*:\s*(.*)', re.DOTALL)
@@ -186,7 +185,7 @@ def _read_item(item, service, state, problems):
 def _intent(text, service, problems):
     """The active intent an ``intent=`` item gives: the schema's, NONE, or as written (an
     unknown intent, reported)."""
-    if not is_quoted(text) and key(text) in ("", "none"):
+    if not is_quoted(text) and key(text) in ("", NONE):
         return NO_INTENT
     written = read_value(text)
     found = service.intents.get(written)

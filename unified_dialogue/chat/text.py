@@ -29,7 +29,8 @@ NEEDS_QUOTES = rf'[;|"\[\]\n\r\t]|^[{WHITESPACE}\']|[{WHITESPACE}]$|^$'
 _NEEDS_QUOTES = re.compile(NEEDS_QUOTES)
 # Words the forms give a meaning to: a name spelled like one (in any case) is quoted, and
 # the reader takes them as keywords only where they are not quoted.
-KEYWORDS = ("intent", "requested", "none", "intents", "spans")
+INTENT, REQUESTED, NONE, INTENTS, SPANS = "intent", "requested", "none", "intents", "spans"
+KEYWORDS = (INTENT, REQUESTED, NONE, INTENTS, SPANS)
 NAME_NEEDS_QUOTES = rf"[^A-Za-z0-9_\-]|^$|^(?i:{'|'.join(KEYWORDS)})$"
 _NAME_NEEDS_QUOTES = re.compile(NAME_NEEDS_QUOTES)
 
