@@ -24,6 +24,17 @@ if str(TESTS) not in sys.path:
 
 datasets.disable_progress_bars()
 
+# Property-based tests (hypothesis): a bounded number of examples by default, profile
+# ``ci``; HYPOTHESIS_PROFILE=thorough runs many more.
+try:
+    from hypothesis import settings
+except ImportError:  # the property-based tests are then skipped
+    pass
+else:
+    settings.register_profile("ci", max_examples=60, deadline=None)
+    settings.register_profile("thorough", max_examples=3000, deadline=None)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
 
 def fixture_dir(corpus):
     return FIXTURES / corpus

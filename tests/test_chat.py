@@ -232,37 +232,41 @@ def test_the_state_text_is_deterministic_and_reads_back():
      [frame("Movies_1", "FindMovies", location=["LA"]), frame("Restaurants_1", city=["SF"])]),
     # a bare quote inside a value is part of the value
     ('Restaurants_1: time=8 o"clock; city=SF', [frame("Restaurants_1", time=['8 o"clock'], city=["SF"])]),
-    # an intent the schema does not have is kept as written (scored wrong, not malformed)
-    ("Restaurants_1: intent=BookTable", [frame("Restaurants_1", "BookTable")]),
     ("Restaurants_1: intent=none", [frame("Restaurants_1")]),
+    # an empty text: a turn without frames
+    ("", []),
 ])
 def test_the_parser_reads_noisy_text(written, expected):
     frames, problems = state.parse(written, SCHEMAS)
     assert problems == [] and normalised(frames) == normalised(expected)
 
 
-@pytest.mark.parametrize("written, expected, problem", [
+@pytest.mark.parametrize("written, expected, problem, kind", [
     # a cut-off end: what is there is read, an unfinished name is reported
     ("Restaurants_1: intent=FindRestaurants; requested=[time, ci",
-     [frame("Restaurants_1", "FindRestaurants", ["time"])], "unknown slot 'ci' requested"),
+     [frame("Restaurants_1", "FindRestaurants", ["time"])], "unknown slot 'ci' requested", "unknown_slot"),
     ('Restaurants_1: intent=FindRestaurants; city="San Jo',
-     [frame("Restaurants_1", "FindRestaurants", city=["San Jo"])], None),
-    ("Restaurants_1: intent=FindRestaurants; cit", [frame("Restaurants_1", "FindRestaurants")], "is not name=value"),
+     [frame("Restaurants_1", "FindRestaurants", city=["San Jo"])], None, None),
+    ("Restaurants_1: intent=FindRestaurants; cit", [frame("Restaurants_1", "FindRestaurants")], "is not name=value",
+     "malformed"),
     ("Hotels_9: intent=X; city=Y\nMovies_1: location=SF", [frame("Movies_1", location=["SF"])],
-     "unknown service 'Hotels_9'"),
-    ("Restaurants_1: cuisine=Thai", [frame("Restaurants_1")], "unknown slot 'cuisine'"),
-    ("city=SF", [], "before any service"),
-    ("I am not sure what you mean.", [], "before any service"),
-    ("", [], "no text"),
-    (None, [], "no text"),
+     "unknown service 'Hotels_9'", "unknown_service"),
+    ("Restaurants_1: cuisine=Thai", [frame("Restaurants_1")], "unknown slot 'cuisine'", "unknown_slot"),
+    # an intent the schema does not have is kept as written (scored wrong), and reported
+    ("Restaurants_1: intent=BookTable", [frame("Restaurants_1", "BookTable")], "unknown intent 'BookTable'",
+     "unknown_intent"),
+    ("city=SF", [], "before any service", "malformed"),
+    ("I am not sure what you mean.", [], "before any service", "malformed"),
+    (None, [], "no text", "malformed"),
 ])
-def test_the_parser_reports_what_it_cannot_read_and_never_raises(written, expected, problem):
+def test_the_parser_reports_what_it_cannot_read_and_never_raises(written, expected, problem, kind):
     frames, problems = state.parse(written, SCHEMAS)
     assert normalised(frames) == normalised(expected)
     if problem is None:
         assert problems == []
     else:
         assert any(problem in p for p in problems), problems
+        assert {p.kind for p in problems} == {kind}
 
 
 def frames_table(*rows):
@@ -300,11 +304,15 @@ def test_the_table_path_writes_the_nlu_text_of_each_row():
 
 
 @pytest.mark.parametrize("path", ["text", "table"])
-def test_a_slot_named_like_a_keyword_is_refused_when_written(path):
-    frames = [GOLD[1], {"service": "X_1", "state": {"active_intent": "NONE", "requested_slots": [],
-                                                   "slot_values": [{"slot": "intent", "values": ["x"]}]}}]
-    with pytest.raises(ValueError, match="frame of X_1: a slot named 'intent'"):
-        state.state_text(frames) if path == "text" else chat.MODULES["dst"].targets(frames_table(GOLD, frames))
+def test_a_slot_named_like_a_keyword_is_written_quoted_and_reads_back(path):
+    frames = [GOLD[1], {"service": "X_1", "slots": None, "state": {
+        "active_intent": "NONE", "requested_slots": ["requested"],
+        "slot_values": [{"slot": "intent", "values": ["x"]}, {"slot": "requested", "values": ["y"]}]}}]
+    written = state.state_text(frames) if path == "text" else \
+        chat.MODULES["dst"].targets(frames_table(GOLD, frames)).to_pylist()[1]
+    assert written.splitlines()[1] == 'X_1: intent=NONE; requested=["requested"]; "intent"=x; "requested"=y'
+    schemas = SCHEMAS + [{"service_name": "X_1", "intents": [], "slots": [{"name": "intent"}, {"name": "requested"}]}]
+    assert state.parse(written, schemas) == (frames, [])
 
 
 @pytest.mark.parametrize("instruction", ["Do it.", ""])

@@ -69,12 +69,13 @@ def test_malformed_and_missing_predictions_are_counted_misses(build, tmp_path, f
     texts = gold(build)
     ids = list(texts)
     texts[ids[0]] = "I cannot tell."  # nothing readable: every frame of the turn is a miss
-    texts[ids[1]] = texts[ids[1]] + "; no_such_slot=1"  # one part unreadable, the rest scored
+    texts[ids[1]] = texts[ids[1]] + "; no_such_slot=1"  # a slot of no schema: counted apart, the rest scored
     del texts[ids[2]]
     with pytest.raises(ScoringError, match=f"1 row\\(s\\) have no prediction: '{ids[2]}'"):
         score("sgd", "dst-chat", "validation", texts, **fixture_options)
     metrics = score("sgd", "dst-chat", "validation", texts, allow_missing=True, **fixture_options)
-    assert (metrics["malformed"], metrics["malformed_ids"]) == (2, [ids[0], ids[1]])
+    assert (metrics["malformed"], metrics["malformed_ids"]) == (1, [ids[0]])
+    assert (metrics["unknown_slots"], metrics["unknown_slots_ids"]) == (1, [ids[1]])
     assert (metrics["missing"], metrics["missing_ids"]) == (1, [ids[2]])
     assert metrics["frames_not_predicted"] >= 2
     assert 0 < metrics[METRIC_GROUPS]["joint_goal_accuracy"] < 1
@@ -138,7 +139,8 @@ def test_texts_score_as_the_evaluators_files_of_the_states_read_from_them(build,
     (tmp_path / "files" / "dialogues_001.json").write_text(json.dumps(written))
     expected = score_dst_files(str(fixture_dir("sgd")), str(tmp_path / "files"), "dev", **flags)
     assert groups(metrics) == expected
-    assert metrics["malformed"] == 3  # texts with a slot the schema lacks (the rest of each is scored)
+    # texts with a slot the schema lacks: readable, counted apart (the rest of each is scored)
+    assert (metrics["malformed"], metrics["unknown_slots"]) == (0, 3)
 
 
 def test_the_command_names_what_is_wrong(build, tmp_path, capsys):
@@ -167,6 +169,6 @@ def test_the_config_options_are_typed_as_the_loader_types_them(build, tmp_path):
 
 
 def test_a_config_without_a_scorer_is_an_error_naming_those_with_one():
-    with pytest.raises(ScoringError, match="no scorer for config 'nlu-chat': there is one for .*dst-chat"):
-        scoring.scorer("nlu-chat")
+    with pytest.raises(ScoringError, match="no scorer for config 'agent-chat': there is one for .*dst-chat"):
+        scoring.scorer("agent-chat")
     assert scoring.flags("dst-chat") == {"use_fuzzy_match": True, "joint_acc_across_turn": False}

@@ -11,7 +11,9 @@ The responding side of each corpus is the ``assistant`` (SGD ``SYSTEM``, CCPE-M
 (``dst``, ``nlg``, ``response``, ``nlu``), each with ``messages(row, instruction)``: the
 chat of one view row, pure Python; its docstring says what each message holds. The
 instructions are data (``templates.json``, one ``default`` per view); a user gives their
-own as the option ``instruction``. A corpus offers ``<view>-chat`` as a config of its loader
+own as the option ``instruction``. The completions that are read back have their text form
+and reader in a module of their own, ``state`` (``dst``) and ``nlu_text`` (``nlu``), with
+the one escape rule of names and values in ``text``. A corpus offers ``<view>-chat`` as a config of its loader
 (``config``); ``apply`` computes it on any unified ``Dataset``.
 """
 

@@ -19,8 +19,8 @@ import pyarrow.compute as pc
 from ..core.features import NO_INTENT
 from ..views.turns import lengths, parents, relist
 from . import build
-from .state import INTENT, KEYWORDS, REQUESTED, check_slot_name, state_text
-from .text import ASSISTANT, USER, VALUES_JOIN, conversation, system_text, written_values
+from .state import INTENT, NO_VALUES, REQUESTED, state_text
+from .text import ASSISTANT, USER, VALUES_JOIN, conversation, system_text, written_names, written_values
 
 NAME = "dst"
 FEATURES = build.FEATURES
@@ -55,25 +55,25 @@ def target(row):
 
 def targets(rows):
     """``target`` of every row of a pa.Table of dst rows, by Arrow: ``state.line`` of each
-    frame (slots and requested slots sorted), a row's frames one a line."""
+    frame (slots and requested slots sorted, names and values escaped by ``text``'s rule),
+    a row's frames one a line."""
     frames = rows.column("frames").combine_chunks()
     flat = frames.flatten()
     state = flat.field("state")
     requested, slot_values = state.field("requested_slots"), state.field("slot_values")
     entries = slot_values.flatten()
     slots, spoken = entries.field("slot"), entries.field("values")
-    keyword = pc.fill_null(pc.is_in(slots, value_set=pa.array(KEYWORDS)), False)
-    if pc.any(keyword).as_py():
-        at = pc.index(keyword, True).as_py()
-        check_slot_name(flat.field("service")[int(parents(slot_values)[at])].as_py(), slots[at].as_py())
     written = pc.binary_join(relist(lengths(spoken), written_values(spoken.flatten())), VALUES_JOIN)
-    items = sorted_within(slot_values, [slots, written], pc.binary_join_element_wise(slots, written, "="))
-    names = sorted_within(requested, [requested.flatten()], requested.flatten())
+    written = pc.if_else(pc.equal(pa.array(lengths(spoken)), 0), NO_VALUES, written)
+    items = pc.binary_join_element_wise(written_names(slots), written, "=")
+    items = sorted_within(slot_values, [slots, written], items)
+    names = sorted_within(requested, [requested.flatten()], written_names(requested.flatten()))
     listed = pc.binary_join_element_wise(f"; {REQUESTED}=[", pc.binary_join(names, ", "), "]", "")
     intent = state.field("active_intent")
-    intent = pc.if_else(pc.fill_null(pc.equal(intent, ""), True), NO_INTENT, intent)
+    none = pc.fill_null(pc.is_in(intent, value_set=pa.array(["", NO_INTENT])), True)
+    intent = pc.if_else(none, NO_INTENT, written_names(pc.fill_null(intent, "")))
     lines = pc.binary_join_element_wise(
-        flat.field("service"), f": {INTENT}=", intent,
+        written_names(flat.field("service")), f": {INTENT}=", intent,
         pc.if_else(pc.greater(pa.array(lengths(requested)), 0), listed, ""),
         pc.if_else(pc.greater(pa.array(lengths(slot_values)), 0),
                    pc.binary_join_element_wise("; ", pc.binary_join(items, "; "), ""), ""), "")

@@ -4,11 +4,12 @@
 - ``system``: the instruction, the schemas of the services used up to and including the
   turn (SGD), and who speaks (``Speaker: USER``);
 - ``user``: the utterance alone (nothing else of the dialogue);
-- ``completion``: what the utterance holds, as text: ``intents: FindRestaurants`` (the
-  turn's active intents, ``none`` for none; the line only where the corpus annotates
-  them), then ``spans: Restaurants_1.city=San Jose; ENTITY_NAME/MOVIE_OR_SERIES=Dune``
-  (each span as ``[service.]label[/entity type]=text``, in the view's order; ``none``
-  without spans).
+- ``completion``: what the utterance holds, as text (``chat.nlu_text``): ``intents:
+  FindRestaurants`` (the turn's active intents, ``none`` for none; the line only where the
+  corpus annotates them), then ``spans: Restaurants_1.city=San Jose;
+  ENTITY_NAME/MOVIE_OR_SERIES=Dune`` (each span as ``[service.]label[/entity type]=text``,
+  in the view's order; ``none`` without spans), names and texts escaped by ``chat.text``'s
+  rule; ``chat.nlu_text.parse`` reads it back.
 """
 
 import sys
@@ -19,17 +20,11 @@ import pyarrow.compute as pc
 
 from . import build
 from ..views.turns import lengths, relist
-from .text import USER, message, system_text, value, written_values
+from .nlu_text import INTENTS, INTENTS_JOIN, NONE, SPANS, SPANS_JOIN, nlu_text
+from .text import USER, message, system_text, written_names, written_values
 
 NAME = "nlu"
 FEATURES = build.FEATURES
-
-
-def span_text(span):
-    name = f"{span['domain']}.{span['label']}" if span.get("domain") else span["label"]
-    if span.get("type"):
-        name += f"/{span['type']}"
-    return f"{name}={value(span['text'])}"
 
 
 def system(row, instruction, services=""):
@@ -55,36 +50,28 @@ def turns(row):
 
 
 def target(row):
-    lines = []
-    if row.get("intents") is not None:
-        lines.append("intents: " + (", ".join(row["intents"]) or "none"))
-    lines.append("spans: " + ("; ".join(span_text(span) for span in row["spans"] or []) or "none"))
-    return "\n".join(lines)
+    return nlu_text(row.get("intents"), row["spans"])
 
 
 def targets(rows):
     """``target`` of every row of a pa.Table of nlu rows, joined by Arrow."""
     spans, intents = rows.column("spans").combine_chunks(), rows.column("intents").combine_chunks()
     flat = spans.flatten()
-    domain, kind = given(flat.field("domain")), given(flat.field("type"))
-    name = pc.coalesce(pc.binary_join_element_wise(domain, flat.field("label"), "."), flat.field("label"))
-    name = pc.coalesce(pc.binary_join_element_wise(name, kind, "/"), name)
+    label = written_names(flat.field("label"))
+    name = pc.coalesce(pc.binary_join_element_wise(written_names(flat.field("domain")), label, "."), label)
+    name = pc.coalesce(pc.binary_join_element_wise(name, written_names(flat.field("type")), "/"), name)
     items = pc.binary_join_element_wise(name, written_values(flat.field("text")), "=")
     spans_line = pc.binary_join_element_wise(
-        "spans: ", listed(relist(lengths(spans), items), lengths(spans), "; "), "")
-    intents_line = pc.binary_join_element_wise("intents: ", listed(intents, lengths(intents), ", "), "\n", "")
+        f"{SPANS}: ", listed(relist(lengths(spans), items), lengths(spans), SPANS_JOIN), "")
+    names = relist(lengths(intents), written_names(intents.flatten()))
+    intents_line = pc.binary_join_element_wise(f"{INTENTS}: ", listed(names, lengths(intents), INTENTS_JOIN), "\n", "")
     with_intents = pc.binary_join_element_wise(intents_line, spans_line, "")
     return pc.if_else(intents.is_valid(), with_intents, spans_line)
 
 
-def given(strings):
-    """``strings`` with "" made null: an empty domain or type is written as none (``span_text``)."""
-    return pc.if_else(pc.equal(strings, ""), pa.scalar(None, pa.string()), strings)
-
-
 def listed(lists, sizes, separator):
     """Each list's items joined by ``separator``, ``none`` for an empty or null list."""
-    return pc.if_else(pc.equal(pa.array(sizes), 0), "none", pc.binary_join(lists, separator))
+    return pc.if_else(pc.equal(pa.array(sizes), 0), NONE, pc.binary_join(lists, separator))
 
 
 def messages(row, instruction=None, services=()):

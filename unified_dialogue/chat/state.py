@@ -9,17 +9,23 @@ One line per frame of the turn, in the turn's order::
   then one ``<slot>=<values>`` per filled slot, slots in alphabetical order, requested slots
   too; a slot's values (every spoken variant the state keeps) in the state's order,
   separated by `` | ``;
-- a value is written as it is, or in double quotes with JSON escapes where it holds ``;``,
-  ``|``, ``"``, ``[``, ``]``, a line break, begins with a quote or a space, ends with a
-  space, or is empty (``name="Ginza | Japanese"``).
+- names and values are written as they are, or as JSON strings where they could be misread
+  (``chat.text``'s one escape rule): a value holding ``;``, ``|``, ``"``, ``[``, ``]``, a
+  line break, beginning with a quote or a space, ending with a space, or empty
+  (``name="Ginza | Japanese"``); a service, intent or slot name that is not letters,
+  digits, ``_`` and ``-`` alone, or is a keyword in any case (``"intent"=buy``,
+  ``"price range"=cheap``); a slot with no value is ``slot=[]``; no intent is ``NONE``.
 
 ``parse`` reads such text back into frames shaped like the ``dst`` view's (what
-``scoring.dst.score_dst`` takes), leniently, as a model writes it: spaces around anything,
-either quote, any case of service, keyword, slot, intent and categorical value names (given
-back in the schema's spelling), items in any order, frames on one line (a known service
-followed by a colon starts a frame), a cut-off end. What it cannot read is reported as a
-problem, never raised: an unknown service (its frame is left out), an unknown slot or an
-item without ``=`` (left out).
+``scoring.dst.score_dst`` takes). It inverts the writer exactly: names are found as
+written first. And it reads leniently, as a model writes: spaces around anything, either
+quote, any case of service, keyword, slot, intent and categorical value names (given back
+in the schema's spelling), items in any order, frames on one line (a known service
+followed by a colon starts a frame), a cut-off end. Keywords are keywords only unquoted.
+What it cannot take is reported as a ``text.Problem``, never raised: text it cannot read
+(``malformed``: an item without ``=``, text before any service), and readable text naming
+what the schema lacks: an unknown service (its frame is left out), an unknown slot (left
+out) or an unknown intent (kept as written, so scored wrong).
 """
 
 import re
@@ -27,11 +33,12 @@ from dataclasses import dataclass, field
 
 from ..core.features import NO_INTENT
 from ..views.dst import empty_frame
-from .text import read_value, split_outside_quotes, values
+from .text import (INTENT, MALFORMED, NONE, REQUESTED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, Names, Problem,
+                   cut, is_quoted, key, name, read_value, split_outside_quotes, values)
 
-INTENT, REQUESTED = "intent", "requested"
-KEYWORDS = (INTENT, REQUESTED)
-_HEADER = re.compile(r"\s*([A-Za-z0-9_.\-]+)\s*:\s*(.*)", re.DOTALL)
+# A slot with no value (none is dropped): bare brackets, which no written value can be.
+NO_VALUES = "[]"
+_HEADER = re.compile(r'\s*("(?:[^"\\]|\\.)*"|[A-Za-z0-9_.\-]+)\s*:\s*(.*)', re.DOTALL)
 
 
 def frame_line(frame):
@@ -39,25 +46,27 @@ def frame_line(frame):
     ``dst`` view's shape) as a line."""
     state = frame["state"]
     return line(frame["service"], state["active_intent"], state["requested_slots"],
-                [(entry["slot"], values(entry["values"])) for entry in state["slot_values"]])
+                [(entry["slot"], slot_values(entry["values"])) for entry in state["slot_values"]])
+
+
+def slot_values(texts):
+    """A slot's values as written: separated by `` | ``, ``[]`` for none."""
+    return values(texts) if texts else NO_VALUES
+
+
+def intent_name(active_intent):
+    """The active intent as written: ``NONE`` where there is none."""
+    return NO_INTENT if not active_intent or active_intent == NO_INTENT else name(active_intent)
 
 
 def line(service, active_intent, requested_slots, slot_values):
     """A frame's line from its parts; ``slot_values``: ``(slot, its values written)``
-    pairs (``text.values``)."""
-    items = [f"{INTENT}={active_intent or NO_INTENT}"]
+    pairs (``slot_values``), slots sorted by name as given."""
+    items = [f"{INTENT}={intent_name(active_intent)}"]
     if requested_slots:
-        items.append(f"{REQUESTED}=[{', '.join(sorted(requested_slots))}]")
-    for slot, written in sorted(slot_values):
-        check_slot_name(service, slot)
-        items.append(f"{slot}={written}")
-    return f"{service}: " + "; ".join(items)
-
-
-def check_slot_name(service, slot):
-    if slot in KEYWORDS:
-        raise ValueError(f"frame of {service}: a slot named {slot!r} cannot be told from the keyword of the "
-                         f"same name")
+        items.append(f"{REQUESTED}=[{', '.join(name(slot) for slot in sorted(requested_slots))}]")
+    items.extend(f"{name(slot)}={written}" for slot, written in sorted(slot_values))
+    return f"{name(service)}: " + "; ".join(items)
 
 
 def state_text(frames):
@@ -67,116 +76,122 @@ def state_text(frames):
 
 # ---------------------------------------------------------------- reading it back
 
-def _key(name):
-    """A name compared without case and extra spaces."""
-    return " ".join(name.split()).casefold()
-
-
 @dataclass(frozen=True)
 class Service:
-    """What parsing needs of a service's schema: names by their lowered form."""
+    """What parsing needs of a service's schema: its names (``text.Names``)."""
 
     name: str
-    intents: dict  # lowered name -> name
-    slots: dict  # lowered name -> name
-    categorical: dict  # slot name -> {lowered value: value}
+    intents: Names
+    slots: Names
+    categorical: dict  # slot name -> Names of its possible values
 
 
 @dataclass
 class Schemas:
     """The services a text may name, from ``schema`` rows (or schema.json entries)."""
 
-    services: dict = field(default_factory=dict)  # lowered name -> Service
+    services: dict = field(default_factory=dict)  # name -> Service
+    names: Names = field(default_factory=lambda: Names(()))  # of the services
+    intents: Names = field(default_factory=lambda: Names(()))  # of every service
 
     @classmethod
     def of(cls, schema_rows):
         services = {}
         for row in schema_rows:
             slots = row.get("slots") or []
-            services[_key(row["service_name"])] = Service(
+            services[row["service_name"]] = Service(
                 row["service_name"],
-                {_key(intent["name"]): intent["name"] for intent in row.get("intents") or []},
-                {_key(slot["name"]): slot["name"] for slot in slots},
-                {slot["name"]: {_key(v): v for v in slot.get("possible_values") or []}
+                Names([intent["name"] for intent in row.get("intents") or []]),
+                Names([slot["name"] for slot in slots]),
+                {slot["name"]: Names(slot.get("possible_values") or [])
                  for slot in slots if slot.get("is_categorical")})
-        return cls(services)
+        return cls(services, Names(services), Names([i for s in services.values() for i in s.intents.exact]))
+
+    def get(self, service):
+        """The Service of a name (as written first, then without case), or None."""
+        found = self.names.get(service)
+        return None if found is None else self.services[found]
 
 
 def parse(text, schemas):
     """``(frames, problems)`` of a state text: frames shaped like the ``dst`` view's
     (``{service, slots: None, state: {active_intent, requested_slots, slot_values}}``),
     names and categorical values in the schema's spelling; ``problems``, what could not be
-    read, each a short phrase. ``schemas``: a ``Schemas``, or ``schema`` rows. Never raises
+    taken, each a ``text.Problem`` (a short phrase with its ``kind``). ``schemas``: a
+    ``Schemas``, or ``schema`` rows. An empty text is a turn without frames. Never raises
     on the text."""
     if not isinstance(schemas, Schemas):
         schemas = Schemas.of(schemas)
     frames, problems = {}, []
-    if not isinstance(text, str) or not text.strip():
-        return [], ["no text"]
+    if not isinstance(text, str):
+        return [], [Problem(MALFORMED, "no text")]
     current = None  # the Service whose items are being read; False after an unknown one
     for line in split_outside_quotes(text, "\n"):
         for position, segment in enumerate(split_outside_quotes(line, ";")):
             if not segment.strip():
                 continue
             header = _HEADER.fullmatch(segment)
-            known = header and schemas.services.get(_key(header.group(1)))
+            known = header and schemas.get(read_value(header.group(1)))
             if known or (header and position == 0):  # a frame begins: a known service, or a line's first name
                 current = known or False
                 if not known:
-                    problems.append(f"unknown service {header.group(1)!r}")
+                    problems.append(Problem(UNKNOWN_SERVICE, f"unknown service {read_value(header.group(1))!r}"))
                     continue
                 frames.setdefault(known.name, empty_frame(known.name))  # a service named twice: one frame
                 segment = header.group(2)
                 if not segment.strip():
                     continue
             if current is None:
-                problems.append(f"{_cut(segment)!r} before any service")
+                problems.append(Problem(MALFORMED, f"{cut(segment)!r} before any service"))
             elif current is not False:  # else an item of an unknown service, already reported
                 _read_item(segment, current, frames[current.name]["state"], problems)
-    if not frames and not problems:
-        problems.append("no frame")
     return list(frames.values()), problems
 
 
 def _read_item(item, service, state, problems):
     """Read one ``key=value`` item of a frame into its ``state``."""
-    key, equals, text = item.partition("=")
-    key = _key(read_value(key))
-    if not equals:
-        problems.append(f"{service.name}: {_cut(item)!r} is not name=value")
+    written, *rest = split_outside_quotes(item, "=", maxsplit=1)
+    if not rest:
+        problems.append(Problem(MALFORMED, f"{service.name}: {cut(item)!r} is not name=value"))
         return
-    if key == INTENT:
-        name = read_value(text)
-        state["active_intent"] = service.intents.get(_key(name), NO_INTENT if _key(name) in ("", "none") else name)
-    elif key == REQUESTED:
+    text, keyword = rest[0], None if is_quoted(written) else key(written)
+    if keyword == INTENT:
+        state["active_intent"] = _intent(text, service, problems)
+    elif keyword == REQUESTED:
         inside = text.strip()
         inside = inside[1:] if inside.startswith("[") else inside
-        inside = inside[:-1] if inside.endswith("]") else inside
+        inside = split_outside_quotes(inside, "]", maxsplit=1)[0]  # what follows the closing bracket is dropped
         for part in split_outside_quotes(inside, ","):
-            name = read_value(part)
-            if not name:
+            if not part.strip():
                 continue
-            slot = service.slots.get(_key(name))
+            slot = service.slots.get(read_value(part))
             if slot is None:
-                problems.append(f"{service.name}: unknown slot {name!r} requested")
+                problems.append(Problem(UNKNOWN_SLOT, f"{service.name}: unknown slot {read_value(part)!r} requested"))
             elif slot not in state["requested_slots"]:
                 state["requested_slots"].append(slot)
     else:
-        slot = service.slots.get(key)
+        slot = service.slots.get(read_value(written))
         if slot is None:
-            problems.append(f"{service.name}: unknown slot {key!r}")
+            problems.append(Problem(UNKNOWN_SLOT, f"{service.name}: unknown slot {read_value(written)!r}"))
             return
-        found = [read_value(part) for part in split_outside_quotes(text, "|")]
+        found = [] if text.strip() == NO_VALUES else [read_value(part) for part in split_outside_quotes(text, "|")]
         spelling = service.categorical.get(slot)
         if spelling is not None:
-            found = [spelling.get(_key(v), v) for v in found]
+            found = [spelling.get(v, v) for v in found]
         state["slot_values"] = [e for e in state["slot_values"] if e["slot"] != slot]
         state["slot_values"].append({"slot": slot, "values": found})
 
 
-def _cut(text, width=40):
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[:width - 1] + "…"
+def _intent(text, service, problems):
+    """The active intent an ``intent=`` item gives: the schema's, NONE, or as written (an
+    unknown intent, reported)."""
+    if not is_quoted(text) and key(text) in ("", NONE):
+        return NO_INTENT
+    written = read_value(text)
+    found = service.intents.get(written)
+    if found is None:
+        problems.append(Problem(UNKNOWN_INTENT, f"{service.name}: unknown intent {written!r}"))
+    return written if found is None else found
 
 
-__all__ = ["Schemas", "frame_line", "line", "parse", "state_text"]
+__all__ = ["Schemas", "frame_line", "line", "parse", "slot_values", "state_text"]

@@ -13,10 +13,26 @@ JOIN = "\n"
 VALUES_JOIN = " | "
 # The parts of a system message are a blank line apart.
 SYSTEM_JOIN = "\n\n"
-# A value is written in double quotes, JSON-escaped, where it holds one of these (or
-# begins or ends with a space, or is empty), so that the text reads back unambiguously.
-NEEDS_QUOTES = r'[;|"\[\]\n\r\t]|^[\s\']|\s$|^$'
+# The escape rule of every text the project reads back (the ``dst-chat`` and ``nlu-chat``
+# completions; ``nlg`` and ``response`` write values the same way): a name or a value is
+# written as it is where it cannot be mistaken for anything else, else as a JSON string in
+# double quotes (``json.dumps``, non-ASCII kept). The patterns are both Python's and
+# Arrow's (RE2), so that the two writers quote the same texts.
+# - A value is quoted where it holds ``;``, ``|``, ``"``, ``[``, ``]``, a line break or a
+#   tab, begins with a space or a quote, ends with a space, or is empty. "Space" is every
+#   character ``str.strip`` drops (the reader strips), spelled out since RE2's ``\s`` is
+#   ASCII only.
+# - A name (service, intent, slot, label, domain, type) is quoted unless it is letters,
+#   digits, ``_`` and ``-`` only (ASCII), and not a keyword of the forms in any case.
+WHITESPACE = "".join(c for c in map(chr, range(0x3001)) if c.isspace())  # U+3000 is the last
+NEEDS_QUOTES = rf'[;|"\[\]\n\r\t]|^[{WHITESPACE}\']|[{WHITESPACE}]$|^$'
 _NEEDS_QUOTES = re.compile(NEEDS_QUOTES)
+# Words the forms give a meaning to: a name spelled like one (in any case) is quoted, and
+# the reader takes them as keywords only where they are not quoted.
+INTENT, REQUESTED, NONE, INTENTS, SPANS = "intent", "requested", "none", "intents", "spans"
+KEYWORDS = (INTENT, REQUESTED, NONE, INTENTS, SPANS)
+NAME_NEEDS_QUOTES = rf"[^A-Za-z0-9_\-]|^$|^(?i:{'|'.join(KEYWORDS)})$"
+_NAME_NEEDS_QUOTES = re.compile(NAME_NEEDS_QUOTES)
 
 
 def message(role, content):
@@ -54,10 +70,21 @@ def compose(system, turns, completion):
     return {"prompt": [message(SYSTEM, system), *turns], "completion": [message(ASSISTANT, completion)]}
 
 
+def quoted(text):
+    """``text`` as a JSON string: in double quotes, with JSON escapes, non-ASCII kept."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 def value(text):
     """A value as written in a target: as it is, or in double quotes (JSON escapes) where
     it could not be read back otherwise."""
-    return json.dumps(text, ensure_ascii=False) if _NEEDS_QUOTES.search(text) else text
+    return quoted(text) if _NEEDS_QUOTES.search(text) else text
+
+
+def name(text):
+    """A name (of a service, intent, slot, label, domain or type) as written in a target:
+    as it is, or quoted (``quoted``) where it is not a plain word or is a keyword."""
+    return quoted(text) if _NAME_NEEDS_QUOTES.search(text) else text
 
 
 def values(texts):
@@ -65,17 +92,23 @@ def values(texts):
     return VALUES_JOIN.join(value(text) for text in texts)
 
 
-def written_values(array):
-    """``value`` of every string of a pa.Array, as a pa.Array: found and quoted by Arrow,
-    only the few that need quotes converted in Python."""
+def written_values(array, needs_quotes=NEEDS_QUOTES):
+    """``value`` of every string of a pa.Array, as a pa.Array (``name`` with
+    ``needs_quotes=NAME_NEEDS_QUOTES``): found by Arrow, only the few that need quotes
+    converted in Python."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    quote = pc.fill_null(pc.match_substring_regex(array, NEEDS_QUOTES), False)
+    quote = pc.fill_null(pc.match_substring_regex(array, needs_quotes), False)
     if not pc.any(quote).as_py():
         return array
-    quoted = [json.dumps(t, ensure_ascii=False) for t in array.filter(quote).to_pylist()]
-    return pc.replace_with_mask(array, quote, pa.array(quoted, pa.string()))
+    converted = [quoted(t) for t in array.filter(quote).to_pylist()]
+    return pc.replace_with_mask(array, quote, pa.array(converted, pa.string()))
+
+
+def written_names(array):
+    """``name`` of every string of a pa.Array, as a pa.Array."""
+    return written_values(array, NAME_NEEDS_QUOTES)
 
 
 def read_value(text):
@@ -106,11 +139,17 @@ def _escaped(text, position):
     return count % 2 == 1
 
 
-def split_outside_quotes(text, separators):
+def is_quoted(text):
+    """Whether a written name or value is in quotes (then it is never a keyword)."""
+    return text.strip()[:1] in ('"', "'")
+
+
+def split_outside_quotes(text, separators, maxsplit=-1, boundaries="=[,|:./;"):
     """``text`` cut at each character of ``separators`` that is not inside a double quoted
-    value. A quote opens a value only where a value begins (at the start, or after a
-    separator, ``=``, ``[`` or ``,`` and spaces), so that a bare ``"`` inside a value
-    (``8 o"clock``) does not swallow the rest; a quote never closed runs to the end."""
+    value (at the first ``maxsplit`` only, where given). A quote opens a value only where a
+    value begins (at the start, or after a separator or a character of ``boundaries``, and
+    spaces), so that a bare ``"`` inside a value (``8 o"clock``) does not swallow the rest;
+    a quote never closed runs to the end."""
     parts, current, quoted, boundary = [], [], False, True
     position = 0
     while position < len(text):
@@ -125,15 +164,59 @@ def split_outside_quotes(text, separators):
         elif char in separators:
             parts.append("".join(current))
             current, boundary = [], True
+            if len(parts) == maxsplit:
+                return parts + [text[position + 1:]]
         else:
             current.append(char)
             if char == '"' and boundary:
                 quoted = True
             if not char.isspace():
-                boundary = char in "=[,|"
+                boundary = char in boundaries
         position += 1
     parts.append("".join(current))
     return parts
+
+
+class Names:
+    """Names a text may give (a schema's), found as written first, then without case and
+    extra spaces (``key``): a model's ``CITY`` is ``city``, while two names differing only
+    in case are each found by their own spelling."""
+
+    def __init__(self, names):
+        self.exact = list(dict.fromkeys(names))
+        self._exact = set(self.exact)
+        self.keyed = {}
+        for each in self.exact:
+            self.keyed.setdefault(key(each), each)
+
+    def get(self, written, default=None):
+        return written if written in self._exact else self.keyed.get(key(written), default)
+
+
+def key(name):
+    """A name compared without case and extra spaces."""
+    return " ".join(name.split()).casefold()
+
+
+# The kinds of problem a reader reports: a text it cannot read (whole), and a readable text
+# naming a service, slot or intent the schema does not have.
+MALFORMED, UNKNOWN_SERVICE, UNKNOWN_SLOT, UNKNOWN_INTENT = "malformed", "unknown_service", "unknown_slot", \
+    "unknown_intent"
+
+
+class Problem(str):
+    """What a reader could not take from a text: a short phrase, with its ``kind``."""
+
+    def __new__(cls, kind, phrase):
+        problem = super().__new__(cls, phrase)
+        problem.kind = kind
+        return problem
+
+
+def cut(text, width=40):
+    """``text`` on one line, at most ``width`` characters, for a problem's phrase."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 # ---------------------------------------------------------------- service schemas

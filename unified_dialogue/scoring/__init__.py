@@ -14,7 +14,8 @@ arguments with a bool, int, float or str default are the command's scorer flags.
 Modules: ``rows``, what every scorer shares (its error, reading predictions, pairing them
 with rows by id, writing metrics); ``dst``, the DSTC8 metrics (``score_dst``, and the
 official evaluator's command line, ``python -m unified_dialogue.scoring.dst``);
-``dst_chat``, ``dst-chat`` texts read back and scored with them; ``d3st``, D3ST texts read
+``dst_chat``, ``dst-chat`` texts read back and scored with them; ``nlu``, ``nlu-chat``
+texts read back and scored as intents and spans; ``d3st``, D3ST texts read
 back with each row's legend and scored with them; ``tools``, the tool calls of
 ``agent-call-chat`` rows; ``generation``, generated text (``nlg``, ``response`` and their
 chat configs) with GEM-metrics' lexical metrics (``gem``), SGD's slot error rate (``ser``)
@@ -28,6 +29,7 @@ import re
 from .d3st import score_d3st
 from .dst_chat import score_dst_chat
 from .generation import score_generation
+from .nlu import score_nlu
 from .rows import ScoringError, read_predictions
 from .tools import score_tool_calls
 
@@ -36,6 +38,7 @@ SCORERS = {
     "dst-chat": score_dst_chat,
     "d3st": score_d3st,
     "agent-call-chat": score_tool_calls,
+    "nlu-chat": score_nlu,
     "nlg": score_generation,
     "nlg-chat": score_generation,
     "response": score_generation,
@@ -108,10 +111,11 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
 
 def flags(config):
     """The scorer flags of a config's scorer: ``{name: default}`` of its keyword-only
-    arguments with a bool, int, float or str default (other than ``allow_missing``)."""
+    arguments with a bool, int, float or str default (other than ``allow_missing`` and
+    ``per_row``, which the command sets)."""
     parameters = inspect.signature(scorer(config)).parameters.values()
-    return {p.name: p.default for p in parameters if p.kind is p.KEYWORD_ONLY and p.name != "allow_missing"
-            and isinstance(p.default, (bool, int, float, str))}
+    return {p.name: p.default for p in parameters if p.kind is p.KEYWORD_ONLY
+            and p.name not in ("allow_missing", "per_row") and isinstance(p.default, (bool, int, float, str))}
 
 
 def flag_help(config):

@@ -5,12 +5,15 @@ evaluator gives for the same states.
 A text that cannot be read wholly is not an error: what it says of each service is scored,
 and every reference frame whose service it does not give is scored against a frame with
 no state (no intent, no requested slot, no value). Such texts are counted and named in the
-metrics (``malformed``, ``malformed_ids``), as are the reference frames without a
-predicted one (``frames_not_predicted``) and, with ``allow_missing``, the rows without a
-prediction (``missing``, ``missing_ids``), scored as empty texts.
+metrics (``malformed``, ``malformed_ids``); so are readable texts naming a service, slot or
+intent the split's schema does not have (``unknown_services``, ``unknown_slots``,
+``unknown_intents``, each with its ``*_ids``), the reference frames without a predicted
+one (``frames_not_predicted``) and, with ``allow_missing``, the rows without a prediction
+(``missing``, ``missing_ids``), scored as empty texts.
 """
 
 from ..chat.state import Schemas, parse
+from ..chat.text import MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT
 from ..views.dst import empty_frame
 from .dst import score_dst
 from .rows import ScoringError, get, pair
@@ -47,8 +50,10 @@ def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_sc
     Returns:
         ``score_dst``'s ``{group: {metric: value}}`` (slot tagging is not scored: a text
         gives no spans), plus ``malformed`` and ``malformed_ids`` (texts with a part that
-        could not be read), ``frames_not_predicted`` (reference frames whose service a text
-        does not give) and ``missing`` and ``missing_ids``.
+        could not be read), ``unknown_services``, ``unknown_slots`` and ``unknown_intents``
+        with their ``*_ids`` (rows whose readable text names what the schema lacks),
+        ``frames_not_predicted`` (reference frames whose service a text does not give) and
+        ``missing`` and ``missing_ids``.
 
     Raises:
         ScoringError naming a predicted id no row has, a row without a prediction (unless
@@ -71,19 +76,33 @@ def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_sc
     pairs = pair(predictions, rows, allow_missing=allow_missing)
     by_id = {get(row, "id", str, "reference row"): row for row in references}
     known = Schemas.of(schemas)
-    scored, malformed, not_predicted = [], list(pairs.malformed), 0
+    scored, ids, not_predicted = [], {MALFORMED: list(pairs.malformed)}, 0
     for row, text in pairs:
         reference = by_id.get(row["id"])
         if reference is None:
             raise ScoringError(f"row {row['id']!r}: no dst reference row has this id")
         frames, problems, absent = predicted_frames(text, reference["frames"], known)
-        if problems:
-            malformed.append(row["id"])
+        for kind in dict.fromkeys(problem.kind for problem in problems):
+            ids.setdefault(kind, []).append(row["id"])
         not_predicted += absent
         scored.append({"dialogue_id": reference["dialogue_id"], "turn_index": reference["turn_index"],
                        "frames": frames})
     metrics = score_dst(scored, references, schemas, train_schemas, use_fuzzy_match=use_fuzzy_match,
                         joint_acc_across_turn=joint_acc_across_turn)
-    metrics.update(malformed=len(malformed), malformed_ids=malformed, frames_not_predicted=not_predicted,
-                   missing=len(pairs.absent), missing_ids=pairs.absent)
+    metrics.update(counted(ids), frames_not_predicted=not_predicted, missing=len(pairs.absent),
+                   missing_ids=pairs.absent)
+    return metrics
+
+
+# The counts of rows by the kind of problem their text has (``text.Problem.kind``).
+COUNTS = {MALFORMED: "malformed", UNKNOWN_SERVICE: "unknown_services", UNKNOWN_SLOT: "unknown_slots",
+          UNKNOWN_INTENT: "unknown_intents"}
+
+
+def counted(ids):
+    """``{count: n, count_ids: [...]}`` for each kind of problem (``COUNTS``), from ``{kind:
+    ids of the rows whose text has it}``: a row is counted once in each kind it has."""
+    metrics = {}
+    for kind, count in COUNTS.items():
+        metrics.update({count: len(ids.get(kind, [])), f"{count}_ids": ids.get(kind, [])})
     return metrics
