@@ -180,7 +180,7 @@ def test_a_partial_run_is_scored_on_the_rows_it_answered(metadata):
 def test_load_options_come_from_the_metadata_per_corpus_and_model_arguments_are_not_taken():
     metadata = {"corpus": "sgd", "config": "d3st", "split": "test", "variant": "v2", "lowercase": False,
                 "data_dir": {"sgd": "a", "faithdial": "b"}, "base_url": "http://127.0.0.1:8000/v1",
-                "pretrained": "some/model", "version": 1.0}
+                "pretrained": "some/model", "seed": 1234, "version": 1.0}
     assert load_arguments(metadata) == ("sgd", "d3st", "test", {"data_dir": "a", "variant": "v2"}, {"lowercase": False})
     assert load_arguments({**metadata, "corpus": "faithdial", "config": "response-chat"})[3] == {"data_dir": "b"}
 

@@ -7,8 +7,8 @@ for the same texts. Needs ``lm-eval`` (``pip install unified-dialogue[harness]``
 A task file gives ``metadata``: ``corpus``, ``config``, ``split`` and, for SGD-X,
 ``variant``. lm-eval merges the run's own metadata (``--metadata '{...}'``,
 ``TaskManager(metadata=...)``) and the model's arguments over it; of these the task takes
-``LOAD_ARGUMENTS``, the corpus's options but ``base_url`` (the model's arguments use the
-name for a server) and the config's own options. A value given as a dict is per corpus:
+``LOAD_ARGUMENTS``, the corpus's options and the config's own, but those named in
+``NOT_FROM_METADATA``. A value given as a dict is per corpus:
 ``{"data_dir": {"sgd": ..., "faithdial": ...}}`` for a run of both.
 """
 
@@ -23,8 +23,9 @@ from . import prompts
 
 # Arguments of ``load`` a run's metadata may set, besides the corpus's and config's options.
 LOAD_ARGUMENTS = ("data_dir", "cache_dir", "verification_mode")
-# Corpus options a run's metadata does not set: lm-eval's model arguments share its names.
-NOT_FROM_METADATA = ("base_url",)
+# Options a run's metadata does not set: lm-eval merges the model's arguments into it, and
+# servers' take a base_url, vLLM's and servers' a seed (D3ST's option of that name keeps its default).
+NOT_FROM_METADATA = ("base_url", "seed")
 # Where each metric is in the scorer's result.
 PATHS = {
     **{name: ("#ALL_SERVICES", name) for name in (
@@ -47,7 +48,7 @@ def load_arguments(metadata):
     every config of the corpus takes (``common``) apart from the config's own options."""
     corpus, config = metadata["corpus"], metadata["config"]
     builder = registry.builder_class(registry.get(corpus))
-    own_names = [option.name for option in builder.config_options(config)]
+    own_names = [o.name for o in builder.config_options(config) if o.name not in NOT_FROM_METADATA]
     common_names = [name for name in LOAD_ARGUMENTS + tuple(builder.corpus_options()) if name not in NOT_FROM_METADATA]
     common, own = ({name: given(metadata, name, corpus) for name in names} for names in (common_names, own_names))
     return (corpus, config, metadata["split"], {k: v for k, v in common.items() if v is not None},
