@@ -34,6 +34,19 @@ test3: $(VENV)/.installed
 test5: $(VENV5)/.installed
 	$(VENV5)/bin/python -m pytest $(PYTEST_ARGS)
 
+# lm-evaluation-harness tasks (docs/harness.md): their own environment with lm-eval, and
+# their tests (skipped in the other environments, which have no lm-eval).
+VENVH ?= .venv-harness
+.PHONY: test-harness
+
+$(VENVH)/.installed: setup.cfg pyproject.toml requirements/harness.txt
+	$(PYTHON) -m venv $(VENVH)
+	$(VENVH)/bin/python -m pip install -q -r requirements/harness.txt -e .
+	touch $@
+
+test-harness: $(VENVH)/.installed
+	$(VENVH)/bin/python -m pytest tests/test_harness.py $(PYTEST_ARGS)
+
 # Byte-exact round trip of a local copy, by the corpus's own check: make roundtrip DATA=path/to/sgd
 roundtrip: $(VENV)/.installed
 	$(VENV)/bin/python -m loaders.$(CORPUS).roundtrip $(DATA)

@@ -1,0 +1,52 @@
+"""``python -m unified_dialogue.harness``: print the folder of the task files (lm-eval's
+``--include_path``).
+
+``python -m unified_dialogue.harness samples-to-predictions SAMPLES [--output P] [--filter F]``
+writes the predictions file (``{"id", "text"}`` lines) of an lm-eval samples file, to
+standard output without ``--output``.
+"""
+
+import argparse
+import sys
+
+from ..cli import run_command
+from . import TASKS
+
+PROG = "python -m unified_dialogue.harness"
+
+
+def parser():
+    p = argparse.ArgumentParser(prog=PROG, allow_abbrev=False,
+                                description="Print the folder of the lm-eval task files (--include_path), "
+                                            "or convert an lm-eval samples file to predictions.")
+    commands = p.add_subparsers(dest="command")
+    convert = commands.add_parser("samples-to-predictions", allow_abbrev=False,
+                                  help="an lm-eval samples file as {\"id\", \"text\"} lines")
+    convert.add_argument("samples", help="an lm-eval samples file (samples_<task>_<date>.jsonl)")
+    convert.add_argument("--output", help="the predictions file to write (default: standard output)")
+    convert.add_argument("--filter", help="the filter whose responses to take, where the file has several")
+    return p
+
+
+def work(args):
+    if args.command is None:
+        print(TASKS)
+        return
+    from .samples import read_samples, write_predictions
+
+    predictions = read_samples(args.samples, args.filter)
+    if args.output:
+        write_predictions(predictions, args.output, inputs=[args.samples])
+    else:
+        import json
+
+        sys.stdout.writelines(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n"
+                              for i, t in predictions.items())
+
+
+def main(argv=None):
+    run_command(parser(), work, argv, name=PROG, quiet=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""An lm-eval samples file (``--log_samples``: ``samples_<task>_<date>.jsonl``) as the
+scoring command's predictions: one ``{"id", "text"}`` line per row, the row's ``id`` from
+the logged document and the text from the filtered response, so that an lm-eval run can be
+rescored and analysed row by row (``python -m unified_dialogue.scoring ... --per-row``).
+"""
+
+import json
+import os
+import tempfile
+
+from ..core.errors import UnifiedDialogueError
+
+
+class SamplesError(UnifiedDialogueError, ValueError):
+    """A samples file that cannot be read as predictions; the message says where."""
+
+
+def sample_prediction(sample, where):
+    """``(filter, id, text)`` of one logged sample."""
+    if not isinstance(sample, dict):
+        raise SamplesError(f"{where}: not a JSON object")
+    doc = sample.get("doc")
+    if not isinstance(doc, dict) or not isinstance(doc.get("id"), str):
+        raise SamplesError(f"{where}: field doc.id: no row id (a sample of a task of unified_dialogue.harness has one)")
+    responses = sample.get("filtered_resps")
+    text = responses[0] if isinstance(responses, list) and len(responses) == 1 else responses
+    if not isinstance(text, str):
+        raise SamplesError(f"{where}: field filtered_resps: not one generated text")
+    return sample.get("filter"), doc["id"], text
+
+
+def read_samples(path, filter_name=None):
+    """``{id: text}`` of a samples file, in file order.
+
+    Args:
+        path: an lm-eval samples file (JSON Lines).
+        filter_name: the filter whose responses to take, where the file has several.
+
+    Raises:
+        SamplesError naming the file, line and field of a sample that cannot be read, a row
+        logged twice, or the filters to choose from.
+    """
+    by_filter = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = list(f)
+    except (OSError, UnicodeDecodeError) as error:
+        raise SamplesError(f"{path}: cannot be read: {error}") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}: line {number}"
+        try:
+            sample = json.loads(line)
+        except ValueError as error:
+            raise SamplesError(f"{where}: not JSON: {error}") from None
+        name, identifier, text = sample_prediction(sample, where)
+        predictions = by_filter.setdefault(name, {})
+        if identifier in predictions:
+            raise SamplesError(f"{where}: field doc.id: row {identifier!r} is logged twice")
+        predictions[identifier] = text
+    if filter_name is not None:
+        if filter_name not in by_filter:
+            raise SamplesError(f"{path}: no sample of filter {filter_name!r} (filters: {names(by_filter)})")
+        return by_filter[filter_name]
+    if len(by_filter) > 1:
+        raise SamplesError(f"{path}: samples of several filters ({names(by_filter)}): choose one with --filter")
+    if not by_filter:
+        raise SamplesError(f"{path}: no sample")
+    return next(iter(by_filter.values()))
+
+
+def names(by_filter):
+    return ", ".join(sorted(map(str, by_filter)))
+
+
+def write_predictions(predictions, output, inputs=()):
+    """Write ``{id: text}`` as a predictions file at ``output``, whole or not at all
+    (through a temporary file beside it); ``output`` may not be one of ``inputs``."""
+    for path in inputs:
+        if os.path.exists(output) and os.path.samefile(output, path):
+            raise SamplesError(f"{output}: is the samples file read; give another --output")
+    folder = os.path.dirname(os.path.abspath(output))
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".predictions-", suffix=".jsonl")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n" for i, t in predictions.items())
+        os.replace(temporary, output)
+    except BaseException:
+        os.unlink(temporary)
+        raise
