@@ -24,6 +24,19 @@ if str(TESTS) not in sys.path:
 
 datasets.disable_progress_bars()
 
+try:
+    from hypothesis import HealthCheck, settings
+except ImportError:  # the property tests import hypothesis themselves, and say so
+    pass
+else:
+    # Property-based tests: a bounded run by default (``ci``), many more examples with
+    # HYPOTHESIS_PROFILE=thorough (docs/development.md).
+    settings.register_profile("ci", max_examples=60, deadline=None, derandomize=True,
+                              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    settings.register_profile("thorough", max_examples=2000, deadline=None,
+                              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
 
 def fixture_dir(corpus):
     return FIXTURES / corpus

@@ -166,19 +166,25 @@ def table(unified, level="dst_intent", data_format="full_desc", multiple_choice=
 
     described = {}  # (split, service) -> the item texts, whatever their order
 
+    def made(schema, row_id, rng=None):
+        try:
+            return text.legend(schema, rng=rng, **options)
+        except text.LegendError as error:  # a collision of an option with this service's names or values
+            raise ConfigError(f"d3st row {row_id}: {error}") from None
+
     def legend_of(dialogue, service, row_id):
         if randomize_items:
             schema = schemas.of(dialogue, service, row_id)
             key = (schemas.splits[dialogue], service)
             if key not in described:
                 described[key] = text.descriptions(schema, data_format, seed)
-            legend = text.legend(schema, rng=random.Random(f"{seed}/{row_id}"), **options)
+            legend = made(schema, row_id, random.Random(f"{seed}/{row_id}"))
             legend_rows.append(legend.to_row())
             return legend, len(legend_rows) - 1, text.prompt(legend, described[key])
         key = (schemas.splits[dialogue], service)
         if key not in fixed:
             schema = schemas.of(dialogue, service, row_id)
-            legend = text.legend(schema, **options)
+            legend = made(schema, row_id)
             legend_rows.append(legend.to_row())
             fixed[key] = (legend, len(legend_rows) - 1, text.prompt(legend, text.descriptions(schema, data_format, seed)))
         return fixed[key]
