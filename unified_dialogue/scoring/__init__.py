@@ -15,7 +15,7 @@ Modules: ``rows``, what every scorer shares (its error, reading predictions, pai
 with rows by id, writing metrics); ``dst``, the DSTC8 metrics (``score_dst``, and the
 official evaluator's command line, ``python -m unified_dialogue.scoring.dst``);
 ``dst_chat``, ``dst-chat`` texts read back and scored with them; ``d3st``, D3ST texts read
-back with each row's legend and scored with them; ``tools``, the tool calls of
+back with each row's legend and scored with them; ``tool_calls``, the tool calls of
 ``agent-call-chat`` rows; ``generation``, generated text (``nlg``, ``response`` and their
 chat configs) with GEM-metrics' lexical metrics (``gem``), SGD's slot error rate (``ser``)
 and the overlap with FaithDial's knowledge (``knowledge``).
@@ -28,7 +28,7 @@ from .d3st import score_d3st
 from .dst_chat import score_dst_chat
 from .generation import score_generation
 from .rows import ScoringError, read_predictions
-from .tools import score_tool_calls
+from .tool_calls import score_tool_calls
 
 # Config name -> scorer.
 SCORERS = {

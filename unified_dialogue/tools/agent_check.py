@@ -26,7 +26,7 @@ from collections import Counter, defaultdict
 from unified_dialogue import load
 from unified_dialogue.cli import run_command
 from unified_dialogue.chat import agent
-from unified_dialogue.scoring.tools import gold_text, score_tool_calls
+from unified_dialogue.scoring.tool_calls import gold_text, score_tool_calls
 from loaders.sgd import mapping
 
 # The kinds of violation, by the JSON-schema keyword that fails.
