@@ -30,7 +30,7 @@ except ImportError:  # the property tests import hypothesis themselves, and say 
     pass
 else:
     # Property-based tests: a bounded run by default (``ci``), many more examples with
-    # HYPOTHESIS_PROFILE=thorough (docs/development.md).
+    # HYPOTHESIS_PROFILE=thorough (docs/views.md, the D3ST escape rule).
     settings.register_profile("ci", max_examples=60, deadline=None, derandomize=True,
                               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     settings.register_profile("thorough", max_examples=2000, deadline=None,
