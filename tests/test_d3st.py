@@ -621,3 +621,17 @@ def test_the_escape_rule_writes_values_that_read_back(values, delimiter, lettere
     read, end = read_values(text, 0, lambda t, pos: len(t), problems, "slot 0")
     assert problems == [] and end == len(text)
     assert [value for value, _ in read] == values
+
+
+def test_an_input_text_a_reader_could_misread_is_quoted():
+    schemas = copy.deepcopy(SCHEMAS)
+    schemas["Food_1"]["slots"][0]["description"] = "City 1=one"
+    schemas["Food_1"]["slots"][1]["possible_values"] = ["Cheap b) x", "Moderate", "[user] y"]
+    schemas["Food_1"]["intents"][0]["description"] = ""
+    rows = rows_of(table_of(schemas, with_price("Moderate")), **{**d3st.DEFAULTS, "lowercase": False})
+    assert rows[0]["input"].startswith('0="City 1=one" 1=Price 1a) "Cheap b) x" 1b) Moderate 1c) "[user] y" '
+                                       '2=Party size i0="" [user] ')
+    compat = rows_of(table_of(schemas, with_price("Moderate")), **{**d3st.DEFAULTS, "lowercase": False,
+                                                                   "upstream_compat": True})
+    assert compat[0]["input"].startswith("0=City 1=one 1=Price 1a) Cheap b) x 1b) Moderate 1c) [user] y 2=Party "
+                                         "size i0= [user] ")

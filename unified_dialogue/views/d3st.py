@@ -180,13 +180,14 @@ def table(unified, level="dst_intent", data_format="full_desc", multiple_choice=
                 described[key] = text.descriptions(schema, data_format, seed)
             legend = made(schema, row_id, random.Random(f"{seed}/{row_id}"))
             legend_rows.append(legend.to_row())
-            return legend, len(legend_rows) - 1, text.prompt(legend, described[key])
+            return legend, len(legend_rows) - 1, text.prompt(legend, described[key], upstream_compat)
         key = (schemas.splits[dialogue], service)
         if key not in fixed:
             schema = schemas.of(dialogue, service, row_id)
             legend = made(schema, row_id)
             legend_rows.append(legend.to_row())
-            fixed[key] = (legend, len(legend_rows) - 1, text.prompt(legend, text.descriptions(schema, data_format, seed)))
+            fixed[key] = (legend, len(legend_rows) - 1,
+                          text.prompt(legend, text.descriptions(schema, data_format, seed), upstream_compat))
         return fixed[key]
 
     ids, row_dialogue, row_turn, row_frame, row_service, inputs, targets = [], [], [], [], [], [], []

@@ -80,6 +80,22 @@ def written(value, delimiter, lettered=False):
     return value if plain(value, delimiter, lettered) else json.dumps(value, ensure_ascii=False)
 
 
+@functools.lru_cache(maxsize=16)
+def _input_entry(delimiter):
+    """What else starts a piece of the input: an intent id and the delimiter, an option's
+    letter (``b)``, ``3b)``), a turn's marker (``[user]``)."""
+    return re.compile(r"(?<!\S)(?:i\d+\s*" + re.escape(delimiter) + r"|\d*[a-zA-Z]\))", re.IGNORECASE)
+
+
+def written_text(text, delimiter):
+    """A description or option of the input, white space already made single spaces:
+    as it is where a reader cannot take part of it for an entry, an option or a marker,
+    else as a JSON string (nothing reads the input back; the rule keeps it unambiguous)."""
+    if plain(text, delimiter) and not _input_entry(delimiter).search(text):
+        return text
+    return json.dumps(text, ensure_ascii=False)
+
+
 def written_values(values, delimiter, lettered=False):
     """A slot's values as the target writes them, joined by `` | ``."""
     return VALUE_SEPARATOR.join(written(value, delimiter, lettered) for value in values)

@@ -30,7 +30,7 @@ from typing import Tuple
 from ..core.errors import UnifiedDialogueError
 from ..core.features import NO_INTENT
 from .d3st_syntax import INTENTS, REQUESTED, STATES, VALUE_SEPARATOR, Unknown, delimiter_problem, letter_of, \
-    read_sections, written_values
+    read_sections, written_text, written_values
 
 LEVELS = ("dst", "dst_intent")
 DATA_FORMATS = ("full_desc", "item_name", "rand_name")
@@ -202,18 +202,26 @@ def normalized(text, lowercase):
     return text.lower() if lowercase else text
 
 
-def prompt(legend, texts):
-    """The schema part of the input (normalized): slots by id, with their options, then intents."""
+def prompt(legend, texts, compat=False):
+    """The schema part of the input (normalized): slots by id, with their options, then
+    intents. Each description and option is written by the escape rule (``d3st_syntax``:
+    quoted where a reader could take it for an entry, an option or a marker); with
+    ``compat`` as it is, as the generator writes it."""
     d, pieces = legend.delimiter, []
+
+    def shown(text):
+        text = normalized(text, legend.lowercase)
+        return text if compat else written_text(text, d)
+
     for slot in sorted(legend.slots, key=lambda s: s.id):
-        text = texts["slots", slot.name]
+        text = shown(texts["slots", slot.name])
         if slot.lettered:
             prefix = str(slot.id) if legend.multiple_choice == "1a" else ""
-            text += " " + " ".join(f"{prefix}{letter}) {value}" for letter, value in zip(LETTERS, slot.values))
+            text += " " + " ".join(f"{prefix}{letter}) {shown(value)}" for letter, value in zip(LETTERS, slot.values))
         pieces.append(f"{slot.id}{d}{text}")
     for intent in sorted(legend.intents, key=lambda i: i.id):
-        pieces.append(f"i{intent.id}{d}{texts['intents', intent.name]}")
-    return normalized(" ".join(pieces), legend.lowercase)
+        pieces.append(f"i{intent.id}{d}{shown(texts['intents', intent.name])}")
+    return normalized(" ".join(pieces), legend.lowercase) if compat else " ".join(pieces)
 
 
 def context_piece(role, utterance, lowercase):
