@@ -12,7 +12,11 @@ a slot entry, spaces before the delimiter included); and, for a slot shown as mu
 choice, does not read as an option letter (``b``, ``3b``, ``b)``). Several values are
 joined by `` | ``.
 
-With ``upstream_compat`` the target is the generator's: values as they are, whatever they
+The input's descriptions and options follow the same rule (``written_text``), quoted also
+where a reader could take part of one for an intent entry (``i0=``) or an option
+(``b)``); nothing reads the input back, but a model reads it.
+
+With ``upstream_compat`` the texts are the generator's: values as they are, whatever they
 hold (``d3st_text.target``). ``parse`` reads both: a ``"`` where a value starts opens a
 JSON string.
 
