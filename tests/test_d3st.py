@@ -635,3 +635,13 @@ def test_an_input_text_a_reader_could_misread_is_quoted():
                                                                    "upstream_compat": True})
     assert compat[0]["input"].startswith("0=City 1=one 1=Price 1a) Cheap b) x 1b) Moderate 1c) [user] y 2=Party "
                                          "size i0= [user] ")
+
+
+def test_load_refuses_a_delimiter_before_the_build(tmp_path):
+    from conftest import checksums, fixture_dir
+    from unified_dialogue import load
+
+    with pytest.raises(ConfigError, match=re.escape("option delimiter='|': it holds '|', which the format itself")):
+        load("sgd", "d3st", delimiter="|", data_dir=str(fixture_dir("sgd")), checksums=checksums("sgd"),
+             cache_dir=str(tmp_path / "cache"))
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.arrow"))

@@ -75,7 +75,8 @@ OPTIONS = (
     Option("multiple_choice", str, "1a", "categorical options shown as none, 'a) …' or '1a) …'",
            text.MULTIPLE_CHOICE),
     Option("lowercase", bool, True, "lowercase inputs and targets"),
-    Option("delimiter", str, "=", "between an id and its description or value"),
+    Option("delimiter", str, "=", "between an id and its description or value: no letter, digit, white space, "
+           "character with case, nor one of [ ] | \" \\ )", problem=text.delimiter_problem),
     Option("randomize_items", bool, False, "ids and options in an order drawn from seed and the row id"),
     Option("seed", int, 0, "seed of randomize_items and rand_name"),
     Option("upstream_compat", bool, False, "the generator's texts, faults included"),
