@@ -230,19 +230,20 @@ def context_piece(role, utterance, lowercase):
 
 
 def value_text(slot, values, delimiter="=", lowercase=False, compat=False):
-    """A slot's values as the target writes them: the letter of a multiple-choice value,
-    else the values joined by `` | ``, each written by the escape rule (``d3st_syntax``),
-    lowercased with ``lowercase``. With ``compat`` as the generator wrote them: joined as
+    """A slot's values as the target writes them, joined by `` | ``: each option of a
+    multiple-choice slot as its letter, any other value by the escape rule
+    (``d3st_syntax``), lowercased with ``lowercase``. With ``compat`` as the generator wrote them: joined as
     they are (the caller lowercases the whole target)."""
     if compat:
         joined = VALUE_SEPARATOR.join(values)
         if slot.lettered and joined != DONTCARE and joined in slot.values:
             return f"{slot.id}{LETTERS[slot.values.index(joined)]}"
         return joined
-    if slot.lettered and len(values) == 1 and values[0] != DONTCARE and values[0] in slot.values:
-        return f"{slot.id}{LETTERS[slot.values.index(values[0])]}"
-    return written_values([v.lower() for v in values] if lowercase else values, delimiter,
-                          slot.lettered and len(values) == 1)
+    if slot.lettered:  # each option by its letter, any other value as text that reads as no letter
+        return VALUE_SEPARATOR.join(
+            f"{slot.id}{LETTERS[slot.values.index(v)]}" if v != DONTCARE and v in slot.values
+            else written_values([v.lower() if lowercase else v], delimiter, lettered=True) for v in values)
+    return written_values([v.lower() for v in values] if lowercase else values, delimiter)
 
 
 def target(legend, slot_values, active_intent=NO_INTENT, requested_slots=(), compat=False):
@@ -287,10 +288,11 @@ def encode(legend, texts, context, slot_values, active_intent=NO_INTENT, request
 
 # ---------------------------------------------------------------- the way back
 
-def _spelling(slot, value):
-    """A categorical value in the schema's spelling (any case is read), ``dontcare`` as it
-    is, any other value as it is (the metrics count it wrong, not unreadable)."""
-    if not slot.categorical or value in slot.values or value == DONTCARE:
+def _spelling(slot, value, lowercase):
+    """A categorical value in the schema's spelling: with ``lowercase`` (the text holds no
+    case) an option or ``dontcare`` in any case; any other value as it is (the metrics
+    count it wrong, not unreadable)."""
+    if not slot.categorical or not lowercase or value in slot.values or value == DONTCARE:
         return value
     for option in slot.values:
         if option.lower() == value.lower():
@@ -298,20 +300,19 @@ def _spelling(slot, value):
     return DONTCARE if value.lower() == DONTCARE else value
 
 
-def _slot_values(slot, values, problems):
-    """The values of one entry, a letter read back to its option."""
-    if slot.lettered and len(values) == 1 and not values[0][1] and letter_of(values[0][0]):
-        prefix, letter = letter_of(values[0][0])
-        index = LETTERS.find(letter.lower())
-        if prefix in ("", str(slot.id)):
-            if index < len(slot.values):
-                return [slot.values[index]]
-            problems.append(f"slot {slot.id}: option {values[0][0]!r} is past the {len(slot.values)} options")
-            return None
+def _slot_values(slot, values, lowercase, problems):
+    """The values of one entry, option letters read back to their options."""
     read = []
     for value, quoted in values:
-        if value or quoted:
-            read.append(_spelling(slot, value))
+        letter = slot.lettered and not quoted and letter_of(value)
+        if letter and letter[0] in ("", str(slot.id)):
+            index = LETTERS.find(letter[1].lower())
+            if index < len(slot.values):
+                read.append(slot.values[index])
+            else:
+                problems.append(f"slot {slot.id}: option {value!r} is past the {len(slot.values)} options")
+        elif value or quoted:
+            read.append(_spelling(slot, value, lowercase))
         else:
             problems.append(f"slot {slot.id}: no value")
     return read or None
@@ -344,7 +345,7 @@ def parse(text, legend):
         elif slot.name in slot_values:
             problems.append(f"slot {slot.id} given twice: the first kept")
         else:
-            read = _slot_values(slot, values, problems)
+            read = _slot_values(slot, values, legend.lowercase, problems)
             if read:
                 slot_values[slot.name] = read
     active, named = NO_INTENT, []
