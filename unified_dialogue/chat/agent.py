@@ -100,7 +100,7 @@ def tool_name(service, intent):
     of the tools' schemas (``tool_table``), which refuses a name standing for two pairs."""
     if readable(service, intent):
         return f"{service}{SEPARATOR}{intent}"
-    digest = hashlib.sha1(f"{service}\0{intent}".encode("utf-8")).hexdigest()[:DIGEST]
+    digest = hashlib.sha1(f"{service}\0{intent}".encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST]
     clean = re.sub(r"[^a-zA-Z0-9]+", "-", f"{service}-{intent}").strip("-")
     if not clean[:1].isalpha():
         clean = f"t-{clean}".rstrip("-")
