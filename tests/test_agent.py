@@ -3,17 +3,21 @@ schemas, the messages checked against the source dialogue by dialogue in every S
 variant, the Json leaves of each datasets line, rendering through ``apply_chat_template``,
 schema violations, and the tool-call scorer with its gold round trip."""
 
+import ast
 import copy
 import json
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from unified_dialogue import UNIFIED_FEATURES
 from unified_dialogue.chat import agent, agent_call_chat, agent_chat
 from unified_dialogue.chat.build import templates
 from unified_dialogue.core.errors import SourceFormatError
-from unified_dialogue.scoring.tools import (
+from unified_dialogue.scoring.tool_calls import (
     MalformedOutput, ScoringError, gold_text, parse_tool_calls, score_tool_calls, value_key,
 )
 from unified_dialogue.tools import agent_check
@@ -374,6 +378,7 @@ def test_scores_of_right_partly_right_wrong_and_malformed_calls():
     assert scores["argument_recall"] == 3 / 8
     assert scores["argument_f1"] == pytest.approx(2 * (3 / 5) * (3 / 8) / (3 / 5 + 3 / 8))
     assert (scores["malformed"], scores["malformed_ids"]) == (1, ["r3"])
+    assert (scores["unknown_tools"], scores["unknown_tools_ids"]) == (1, ["r2"])  # readable, no tool of the row
 
 
 def test_a_block_that_does_not_parse_is_passed_over_and_later_calls_are_extra():
@@ -462,3 +467,93 @@ def test_the_scoring_command_scores_tool_calls_of_a_variant(build, tmp_path):
     metrics = load_json(output)
     assert (metrics["malformed"], metrics["malformed_ids"]) == (1, [first])
     assert metrics["call_accuracy"] == (rows.num_rows - 1) / rows.num_rows
+
+
+# ---------------------------------------------------------------- any names, any values
+
+NAMES = ["Restaurants_1", "FindRestaurants", "", " ", "a b", "a.b", "A__B", "Trailing_", "_lead", "__", "-", "1st",
+         "a\nb", "é", "東京", "🙂", "<tool_call>", "</tool_call>", '"', "\\", "{}", "S" * 70, "x__y__z"]
+TEXTS = st.one_of(st.sampled_from(NAMES + ["dontcare", "True", "```", "```json\n{}\n```", "\u2028", "x" * 5000]),
+                  st.text(max_size=10))
+
+
+@given(TEXTS, TEXTS)
+def test_any_service_and_intent_get_a_valid_name_that_maps_back(service, intent):
+    name = agent.tool_name(service, intent)
+    assert agent.NAME.fullmatch(name)
+    table = agent.tool_table([schema(service, intents=[{**schema()["intents"][0], "name": intent}])])
+    assert agent.split_tool_name(name, table) == (service, intent)
+    if agent.readable(service, intent):
+        assert agent.split_tool_name(name) == (service, intent)
+    else:
+        assert "_" not in name
+        with pytest.raises(ValueError, match="without the table of its schemas"):
+            agent.split_tool_name(name)
+
+
+@given(st.lists(st.tuples(TEXTS, TEXTS), min_size=2, max_size=8, unique=True))
+def test_distinct_pairs_get_distinct_names(pairs):
+    assert len({agent.tool_name(*pair) for pair in pairs}) == len(pairs)
+
+
+def record_of(service, intent, slots, arguments, results):
+    """A unified record of one call of ``service``'s ``intent`` with ``arguments``."""
+    record = minimal_record()
+    slot_records = [{"name": name, "description": name, "is_categorical": False, "possible_values": []}
+                    for name in slots]
+    record["knowledge"]["value"]["schema"] = [schema(service, slots=slot_records, intents=[{
+        "name": intent, "description": intent, "is_transactional": False, "required_slots": list(arguments),
+        "optional_slots": [], "result_slots": []}])]
+    record["domain"] = [service]
+    for turn in record["dialog"]:
+        turn["frames"][0]["service"] = service
+    call = record["dialog"][1]
+    call["query"] = {"domain": service, "method": intent,
+                     "parameters": [{"slot": k, "value": v} for k, v in arguments.items()]}
+    call["querying_result"] = {"domain": service, "results": [[{"slot": k, "value": v} for k, v in result.items()]
+                                                              for result in results]}
+    return record
+
+
+@st.composite
+def calls(draw):
+    slots = draw(st.lists(TEXTS, min_size=1, max_size=4, unique=True))
+    arguments = {slot: draw(TEXTS) for slot in draw(st.lists(st.sampled_from(slots), unique=True))}
+    results = draw(st.lists(st.fixed_dictionaries({slot: TEXTS for slot in slots}), max_size=2))
+    return record_of(draw(TEXTS), draw(TEXTS), slots, arguments, results), arguments, results
+
+
+@given(calls())
+def test_any_arguments_and_results_round_trip_and_the_gold_call_scores_1_in_every_form(drawn):
+    record, arguments, results = drawn
+    unified = pa.Table.from_pylist([record], schema=UNIFIED_FEATURES.arrow_schema)
+    (row,) = agent_call_chat.table(unified).to_pylist()
+    (call,) = row["completion"][0]["tool_calls"]
+    assert agent.loaded(call["function"]["arguments"]) == arguments
+    (chat,) = agent_chat.table(unified).to_pylist()
+    assert json.loads(next(m for m in chat["messages"] if m["role"] == "tool")["content"]) == results
+    for form in ("json", "tool_call", "openai"):
+        text = gold_text(row, form)
+        assert parse_tool_calls(text) == [(call["function"]["name"], arguments)], form
+        scores = score_tool_calls({row["id"]: text}, [row])
+        assert (scores["joint_accuracy"], scores["argument_f1"], scores["malformed"], scores["unknown_tools"]) == \
+            (1.0, 1.0, 0, 0), form
+
+
+@pytest.mark.parametrize("value", ["</tool_call>", "<tool_call>{\"name\": \"g\"}</tool_call>", "```", "``` {} ```"])
+def test_a_value_holding_the_encodings_own_tags_reads_back(value):
+    row = {**ROW, "id": "r0", "completion": [{**ROW["completion"][0], "tool_calls": [{"type": "function", "function": {
+        "name": "Restaurants_1__FindRestaurants", "arguments": json.dumps({"city": value})}}]}]}
+    for form in ("json", "tool_call", "openai"):
+        assert parse_tool_calls(gold_text(row, form)) == [("Restaurants_1__FindRestaurants", {"city": value})], form
+
+
+def imports_of(module):
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    return {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+            for alias in node.names} | {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+
+
+def test_the_agent_modules_import_one_way():
+    assert not {"agent_chat", "agent_call_chat"} & imports_of(agent)
+    assert "agent_call_chat" not in imports_of(agent_chat) and "agent_chat" not in imports_of(agent_call_chat)

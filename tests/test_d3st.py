@@ -2,14 +2,18 @@
 for the fixture dialogues are in tests/fixtures/d3st_upstream), where it goes wrong the right
 rows by default, the parser, and the scores of gold targets."""
 
+import copy
 import gzip
 import itertools
 import random
+import re
 from collections import defaultdict
 
 import msgspec
 import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import FIXTURES
 from loaders.sgd import format, mapping
@@ -19,7 +23,8 @@ from unified_dialogue.scoring.d3st import score_d3st
 from unified_dialogue.scoring.rows import ScoringError
 from unified_dialogue.tools.d3st_compare import lines
 from unified_dialogue.views import d3st
-from unified_dialogue.views.d3st_text import Intent, Legend, LegendError, Slot, parse
+from unified_dialogue.views.d3st_text import LEVELS, MULTIPLE_CHOICE, Intent, Legend, LegendError, Slot, Unknown, \
+    legend, parse, target
 
 COMBOS = [(level, data_format, choice, lowercase) for level, data_format, choice, lowercase in itertools.product(
     ("dst", "dst_intent"), ("full_desc", "item_name"), ("none", "a", "1a"), (True, False))]
@@ -258,13 +263,15 @@ def test_a_state_that_drops_a_slot_drops_it_from_the_target():
     assert targets(upstream_compat=True)[-1] == "[states] 0=ginza | tokyo 1=dontcare 2=2 [intents] [req_slots]"
 
 
-def test_a_values_own_separator_is_written_apart_from_the_separator_of_values():
-    assert targets()[0] == "[states] 0=ginza|tokyo 1=1a [intents] i0 [req_slots]"
+def test_a_value_holding_the_separator_of_values_is_quoted_and_reads_back_whole():
+    assert targets()[0] == '[states] 0="ginza | tokyo" 1=1a [intents] i0 [req_slots]'
     assert targets(upstream_compat=True)[0] == "[states] 0=ginza | tokyo 1=1a [intents] i0 [req_slots]"
+    rows = rows_of(small_table(), **d3st.DEFAULTS)
+    assert state(rows[0]["target"], Legend.from_row(rows[0]["legend"]))[0]["city"] == ["ginza | tokyo"]
 
 
 def test_a_longer_delimiter_leaves_intent_ids_whole():
-    assert targets(delimiter=":=")[0] == "[states] 0:=ginza|tokyo 1:=1a [intents] i0 [req_slots]"
+    assert targets(delimiter=":=")[0] == '[states] 0:="ginza | tokyo" 1:=1a [intents] i0 [req_slots]'
     assert targets(delimiter=":=", upstream_compat=True)[0].endswith("[intents] i0: [req_slots]")
     rows = rows_of(small_table(), **{**d3st.DEFAULTS, "delimiter": ":="})
     assert_all_one(score_d3st({r["id"]: r["target"] for r in rows}, rows))
@@ -276,7 +283,7 @@ def test_a_longer_delimiter_leaves_intent_ids_whole():
 def test_multiple_choice_letters_numbers_and_case():
     rows = rows_of(small_table(), **{**d3st.DEFAULTS, "multiple_choice": "a", "lowercase": False})
     assert "1=Price a) Cheap b) Moderate c) Pricey 2=Party size i0=Find food" in rows[0]["input"]
-    assert rows[0]["target"] == "[states] 0=Ginza|Tokyo 1=1a [intents] i0 [req_slots]"
+    assert rows[0]["target"] == '[states] 0="Ginza | Tokyo" 1=1a [intents] i0 [req_slots]'
     assert rows[-1]["target"] == "[states] 1=dontcare 2=2 [intents] [req_slots]"
 
 
@@ -311,11 +318,12 @@ def test_parse_reads_letters_case_dontcare_several_values_intents_and_requests()
 @pytest.mark.parametrize("text, problem", [
     ("", "no [states]"),
     ("nothing like a state", "no [states]"),
-    ("[states] 7=x [intents] [req_slots]", "unreadable"),
+    ("[states] x 0=a [intents] [req_slots]", "unreadable"),
     ("[states] 1=1z [intents] [req_slots]", "past the 2 options"),
-    ("[states] 1=expensive [intents] [req_slots]", "not an option"),
+    ('[states] 0="open [intents] [req_slots]', "opens no JSON string"),
+    ('[states] 0="a"b [intents] [req_slots]', "after a quoted value"),
     ("[states] 0=a 0=b [intents] [req_slots]", "given twice"),
-    ("[states] [intents] i9 [req_slots] 5 x", "not an intent id"),
+    ("[states] [intents] ix [req_slots] 5 x", "not an intent id"),
     ("[states] [intents] i0 i1 [req_slots]", "2 intents"),
     ("[states] 0=", "no value"),
     (None, "not a text"),
@@ -456,3 +464,184 @@ def test_the_scoring_command_scores_d3st_outputs_with_the_rows_options(build, tm
     assert metrics["malformed_ids"] == [rows[0]["id"]] and metrics["missing"] == 0
     assert "active_intent_accuracy" not in metrics["#ALL_SERVICES"]
     assert metrics == score_d3st(texts, rows, use_fuzzy_match=False)
+
+
+# ---------------------------------------------------------------- options and values that could collide
+
+def test_a_colon_delimiter_reads_times_back_and_gold_scores_1(unified):
+    """A time holds digits, then the delimiter, at a word start (``at 1:30``, and 1 is a slot
+    id): quoted, it reads back whole."""
+    dialogue = copy.deepcopy(DIALOGUE)
+    dialogue["turns"][0]["frames"][0]["state"]["slot_values"]["city"] = ["at 1:30 pm", "2 : 3"]
+    rows = rows_of(table_of(SCHEMAS, dialogue), **{**d3st.DEFAULTS, "delimiter": ":"})
+    assert rows[0]["target"].startswith('[states] 0:"at 1:30 pm" | "2 : 3" 1:1a')
+    assert_all_one(score_d3st({r["id"]: r["target"] for r in rows}, rows))
+    for split in SPLITS:
+        rows = fixture_rows(unified, "sgd", split, **{**d3st.DEFAULTS, "delimiter": ":"})
+        assert_all_one(score_d3st({r["id"]: r["target"] for r in rows}, rows))
+
+
+@pytest.mark.parametrize("delimiter, held", [("|", "|"), ("=|", "|"), ('"', '"'), ("[", "["), ("]=", "]"), (")", ")"),
+                                             ("\\", "\\"), ("Ⓐ", "Ⓐ")])
+def test_a_delimiter_the_format_uses_is_refused_before_the_build_naming_it(delimiter, held):
+    with pytest.raises(ConfigError, match=re.escape(f"d3st option delimiter={delimiter!r}: it holds {held!r}")):
+        d3st.check_options(**{**d3st.DEFAULTS, "delimiter": delimiter})
+
+
+def food(**slot):
+    """SCHEMAS with the price slot changed."""
+    schemas = copy.deepcopy(SCHEMAS)
+    schemas["Food_1"]["slots"][1].update(slot)
+    return schemas
+
+
+def table_of(schemas, dialogue=DIALOGUE):
+    dialogue = msgspec.convert(dialogue, format.Dialogue)
+    services = {name: mapping.service_to_row(msgspec.convert(s, format.Service)) for name, s in schemas.items()}
+    return mapping.dialogues_to_table([dialogue], "test", services, {"Food_1"}, "f.json")
+
+
+def with_price(value):
+    dialogue = copy.deepcopy(DIALOGUE)
+    dialogue["turns"][0]["frames"][0]["state"]["slot_values"]["price"] = [value]
+    return dialogue
+
+
+@pytest.mark.parametrize("option", ["Cheap | Fast", "Cheap; Fast", "Cheap;Fast", "1=x", '"Cheap"', "[states] b)"])
+@pytest.mark.parametrize("choice", MULTIPLE_CHOICE)
+def test_a_categorical_value_holding_separators_reads_back_in_gold_targets(option, choice):
+    table = table_of(food(possible_values=[option, "Moderate", "Pricey"]), with_price(option))
+    for lowercase in (True, False):
+        rows = rows_of(table, **{**d3st.DEFAULTS, "multiple_choice": choice, "lowercase": lowercase})
+        (frame,), problems = parse(rows[0]["target"], Legend.from_row(rows[0]["legend"]))
+        assert problems == [] and frame["state"]["slot_values"][1] == {"slot": "price", "values": [option]}
+        assert_all_one(score_d3st({r["id"]: r["target"] for r in rows}, rows))
+
+
+def test_options_that_lowercase_makes_one_are_refused_when_the_legend_is_built():
+    table = table_of(food(possible_values=["Cheap", "cheap", "Pricey"]), with_price("cheap"))
+    with pytest.raises(ConfigError, match=r"lowercase=True makes the values 'Cheap' and 'cheap' of slot 'price'"):
+        rows_of(table, **{**d3st.DEFAULTS, "multiple_choice": "none"})
+    for options in ({"multiple_choice": "none", "lowercase": False}, {}):  # kept apart by case, or by letters
+        rows = rows_of(table, **{**d3st.DEFAULTS, **options})
+        assert_all_one(score_d3st({r["id"]: r["target"] for r in rows}, rows))
+
+
+def test_ids_the_legend_lacks_are_counted_unknown_not_malformed(unified):
+    rows = rows_of(unified["sgd"]["validation"], **d3st.DEFAULTS)
+    predictions = {r["id"]: r["target"] for r in rows}
+    slot, intent, broken = rows[0]["id"], rows[1]["id"], rows[2]["id"]
+    predictions[slot] = rows[0]["target"].replace("[states]", "[states] 99=x")
+    predictions[intent] = rows[1]["target"].replace("[intents]", "[intents] i99")
+    predictions[broken] = rows[2]["target"].replace("[states]", '[states] 0="open')
+    metrics = score_d3st(predictions, rows)
+    assert metrics["unknown_slots_ids"] == [slot] and metrics["unknown_slots"] == 1
+    assert metrics["unknown_intents_ids"] == [intent] and metrics["unknown_intents"] == 1
+    assert metrics["malformed_ids"] == [broken]
+    (problem,) = metrics["malformed_problems"][slot]
+    assert isinstance(problem, Unknown) and (problem.kind, problem.id) == ("slot", 99)
+
+
+# ---------------------------------------------------------------- round trips of any state
+
+SPECIAL = ["", " ", "  x ", "a | b", "|", "| a", "a |", "a|b", ";", "a; b", "=", "5=x", "x 5=y", "4:15 pm", ":=",
+           '"', '"quoted"', "\\", "\\n", "[states]", "[ intents ]", "[req_slots] 0", "]", "b", "1b", "b)", "1a)",
+           "dontcare", "DontCare", "NONE", "line\nbreak", "tab\there", "\r\n", "\u2028", "\x00", "é", "İstanbul",
+           "ǅ", "ß", "東京", "🙂", "x" * 3000]
+VALUES = st.one_of(st.sampled_from(SPECIAL), st.text(max_size=12),
+                   st.lists(st.sampled_from(SPECIAL[:30]), min_size=1, max_size=4).map(" ".join))
+DELIMITERS = ["=", ":", ":=", "->", "=>", "~", "/", "#", "_", "-", "@@", "¦", "→", ";", ","]
+
+
+@st.composite
+def schemas_and_states(draw):
+    """A service schema with adversarial names, options and values, a state of it, and options."""
+    names = draw(st.lists(st.one_of(st.sampled_from(SPECIAL), st.text(max_size=8)), min_size=1, max_size=5,
+                          unique=True))
+    slots = []
+    for name in names:
+        categorical = draw(st.booleans())
+        options = draw(st.lists(VALUES, max_size=5, unique=True)) if categorical else []
+        slots.append({"name": name, "description": draw(VALUES), "is_categorical": categorical,
+                      "possible_values": options})
+    intents = [{"name": name, "description": draw(VALUES)}
+               for name in draw(st.lists(st.text(max_size=6), min_size=1, max_size=3, unique=True))]
+    schema = {"service_name": draw(st.text(max_size=10)), "slots": slots, "intents": intents}
+    slot_values = {}
+    for slot in slots:
+        if draw(st.booleans()):
+            continue
+        options = slot["possible_values"]
+        one = st.sampled_from(options + ["dontcare"]) if options else VALUES
+        slot_values[slot["name"]] = draw(st.lists(one, max_size=3))
+    state = (slot_values, draw(st.sampled_from([i["name"] for i in intents] + ["NONE"])),
+             draw(st.lists(st.sampled_from(names), unique=True)))
+    options = {"level": draw(st.sampled_from(LEVELS)), "multiple_choice": draw(st.sampled_from(MULTIPLE_CHOICE)),
+               "lowercase": draw(st.booleans()), "delimiter": draw(st.sampled_from(DELIMITERS))}
+    return schema, state, options, draw(st.one_of(st.none(), st.integers(0, 9)))
+
+
+def expected_values(legend, slot_values):
+    """What parse gives back: every slot with values, lowercased with ``lowercase`` except
+    categorical values, which come back in the schema's spelling."""
+    slots = {s.name: s for s in legend.slots}
+    out = {}
+    for name, values in slot_values.items():
+        if values:
+            slot = slots[name]
+            out[name] = [v if slot.categorical and (v in slot.values or v == "dontcare") or not legend.lowercase
+                         else v.lower() for v in values]
+    return out
+
+
+@given(schemas_and_states())
+def test_parse_gives_back_the_state_every_target_is_written_from(drawn):
+    schema, (slot_values, intent, requested), options, seed = drawn
+    try:
+        made = legend(schema, rng=None if seed is None else random.Random(seed), **options)
+    except LegendError as error:  # two options that lowercasing makes one: refused, never misread
+        assert options["lowercase"] and "lowercase=True makes the values" in str(error)
+        return
+    text = target(made, slot_values, intent, requested)
+    (frame,), problems = parse(text, made)
+    assert problems == []
+    assert {e["slot"]: e["values"] for e in frame["state"]["slot_values"]} == expected_values(made, slot_values)
+    if options["level"] == "dst_intent":
+        assert (frame["state"]["active_intent"], frame["state"]["requested_slots"]) == (intent, requested)
+    again, _ = parse(text, Legend.from_row(made.to_row()))  # the legend as the rows store it
+    assert again == [frame]
+
+
+@given(st.lists(VALUES, min_size=1, max_size=4), st.sampled_from(DELIMITERS), st.booleans())
+def test_the_escape_rule_writes_values_that_read_back(values, delimiter, lettered):
+    from unified_dialogue.views.d3st_syntax import read_values, written_values
+
+    text = written_values(values, delimiter, lettered and len(values) == 1)
+    problems = []
+    read, end = read_values(text, 0, lambda t, pos: len(t), problems, "slot 0")
+    assert problems == [] and end == len(text)
+    assert [value for value, _ in read] == values
+
+
+def test_an_input_text_a_reader_could_misread_is_quoted():
+    schemas = copy.deepcopy(SCHEMAS)
+    schemas["Food_1"]["slots"][0]["description"] = "City 1=one"
+    schemas["Food_1"]["slots"][1]["possible_values"] = ["Cheap b) x", "Moderate", "[user] y"]
+    schemas["Food_1"]["intents"][0]["description"] = ""
+    rows = rows_of(table_of(schemas, with_price("Moderate")), **{**d3st.DEFAULTS, "lowercase": False})
+    assert rows[0]["input"].startswith('0="City 1=one" 1=Price 1a) "Cheap b) x" 1b) Moderate 1c) "[user] y" '
+                                       '2=Party size i0="" [user] ')
+    compat = rows_of(table_of(schemas, with_price("Moderate")), **{**d3st.DEFAULTS, "lowercase": False,
+                                                                   "upstream_compat": True})
+    assert compat[0]["input"].startswith("0=City 1=one 1=Price 1a) Cheap b) x 1b) Moderate 1c) [user] y 2=Party "
+                                         "size i0= [user] ")
+
+
+def test_load_refuses_a_delimiter_before_the_build(tmp_path):
+    from conftest import checksums, fixture_dir
+    from unified_dialogue import load
+
+    with pytest.raises(ConfigError, match=re.escape("option delimiter='|': it holds '|', which the format itself")):
+        load("sgd", "d3st", delimiter="|", data_dir=str(fixture_dir("sgd")), checksums=checksums("sgd"),
+             cache_dir=str(tmp_path / "cache"))
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.arrow"))

@@ -4,7 +4,6 @@ import glob
 import os
 
 from unified_dialogue import chat, views
-from unified_dialogue.chat import agent
 from unified_dialogue.core.corpus import Config, Corpus, Measure
 from unified_dialogue.core.features import UNIFIED_FEATURES
 
@@ -96,7 +95,7 @@ CORPUS = Corpus(
         chat.config("nlg", role="SYSTEM", act_names=ACTS),
         chat.config("response", role="SYSTEM"),
         chat.config("nlu"),
-        *agent.configs(),
+        *chat.agent_configs(),
     ),
     splits=tuple(SPLIT_DIRS),
     variants=VARIANTS,

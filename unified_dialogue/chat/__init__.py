@@ -20,7 +20,7 @@ the one escape rule of names and values in ``text``. A corpus offers ``<view>-ch
 from .. import views
 from ..core.errors import ConfigError
 from ..core.options import Option
-from . import dst, nlg, nlu, response
+from . import agent_call_chat, agent_chat, dst, nlg, nlu, response
 from .build import FEATURES, instruction, templates
 
 SUFFIX = "-chat"
@@ -32,6 +32,19 @@ MODULES = {"dst": dst, "nlg": nlg, "response": response, "nlu": nlu}
 # rows of the view it renders, as chat.
 CHAT_VIEWS = {name: views.View.of(module, key=("id",), options=(INSTRUCTION,), name=f"{name}{SUFFIX}")
               for name, module in MODULES.items()}
+
+
+# The tool-calling configs (SGD): rows of whole dialogues, or of service calls, each with
+# the user's option ``instruction``.
+AGENT_OPTIONS = (Option("instruction", str, None, "The system message's text (default: the agent text of "
+                                                  "unified_dialogue/chat/templates.json)."),)
+AGENT_VIEWS = {name: views.View.of(module, key=("id",), options=AGENT_OPTIONS, name=name)
+               for name, module in (("agent-chat", agent_chat), ("agent-call-chat", agent_call_chat))}
+
+
+def agent_configs():
+    """The loader configs ``agent-chat`` and ``agent-call-chat`` (SGD)."""
+    return tuple(views.config(view) for view in AGENT_VIEWS.values())
 
 
 def get(view):
@@ -55,4 +68,5 @@ def apply(view, dataset, batch_size=256, **options):
     return views.apply(get(view), dataset, batch_size=batch_size, **options)
 
 
-__all__ = ["CHAT_VIEWS", "FEATURES", "INSTRUCTION", "MODULES", "apply", "config", "get", "instruction", "templates"]
+__all__ = ["AGENT_VIEWS", "CHAT_VIEWS", "FEATURES", "INSTRUCTION", "MODULES", "agent_configs", "apply", "config", "get",
+           "instruction", "templates"]

@@ -36,10 +36,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from datasets import Features
 
-from .. import views
 from ..core.errors import SourceFormatError
 from ..core.features import INT, STRING
-from ..core.options import Option
 from ..views.turns import Turns, lengths, relist
 from .build import instruction
 
@@ -79,32 +77,45 @@ def instruction_text(given=None):
 
 # ---------------------------------------------------------------- tool names
 
-NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+# A name every tool-calling API takes: OpenAI's and Anthropic's ``^[a-zA-Z0-9_-]{1,64}$``,
+# beginning with a letter or ``_`` as Gemini's also asks.
+NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_-]{0,63}")
 SEPARATOR = "__"
+DIGEST = 12  # hex digits of the SHA-1 in a name made for a pair without a readable one
+
+
+def readable(service, intent):
+    """Whether ``<service>__<intent>`` is a valid name that splits back at its first ``__``."""
+    return bool(service and intent) and SEPARATOR not in service and not service.endswith("_") \
+        and NAME.fullmatch(f"{service}{SEPARATOR}{intent}") is not None
 
 
 def tool_name(service, intent):
-    """The function name of a service's intent: ``<service>__<intent>``, which splits back
-    at its first ``__`` (``split_tool_name``) when the service name has no ``__`` and does
-    not end in ``_``, and the whole is valid (``[a-zA-Z0-9_-]{1,64}``). Every SGD and SGD-X
-    name is such. Any other pair gets its letters and digits, each other run of
-    characters one ``-``, cut to 54 characters, then ``--`` and 8 hex digits of the SHA-1
-    of service and intent: no underscore, so never a name of the first form; it maps back
-    through the table of a dialogue's tools (``tool_table``), which refuses two pairs of
-    one name."""
-    name = f"{service}{SEPARATOR}{intent}"
-    if service and intent and SEPARATOR not in service and not service.endswith("_") and NAME.fullmatch(name):
-        return name
-    digest = hashlib.sha1(f"{service}\0{intent}".encode("utf-8")).hexdigest()[:8]
-    clean = re.sub(r"[^a-zA-Z0-9]+", "-", f"{service}-{intent}").strip("-")[:54] or "tool"
-    return f"{clean}--{digest}"
+    """The function name of a service's intent, for any two strings: ``<service>__<intent>``
+    where that is valid (``NAME``) and splits back at its first ``__``, as every SGD and
+    SGD-X name does. Any other pair: its ASCII letters and digits, each other run of
+    characters one ``-``, after ``t-`` where it would not begin with a letter, cut to 50
+    characters, then ``--`` and 12 hex digits of the SHA-1 of service and intent. Such a
+    name has no ``_``, so it never reads as the first form; it maps back through the table
+    of the tools' schemas (``tool_table``), which refuses a name standing for two pairs."""
+    if readable(service, intent):
+        return f"{service}{SEPARATOR}{intent}"
+    digest = hashlib.sha1(f"{service}\0{intent}".encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST]
+    clean = re.sub(r"[^a-zA-Z0-9]+", "-", f"{service}-{intent}").strip("-")
+    if not clean[:1].isalpha():
+        clean = f"t-{clean}".rstrip("-")
+    return f"{clean[:64 - 2 - DIGEST]}--{digest}"
 
 
-def split_tool_name(name):
-    """``(service, intent)`` of a name ``tool_name`` made from a pair it keeps readable."""
+def split_tool_name(name, table=None):
+    """``(service, intent)`` of a name ``tool_name`` made: a readable one by itself, any
+    other through ``table`` (``tool_table`` of the schemas whose tools name it)."""
+    if table is not None and name in table:
+        return table[name]
     service, found, intent = name.partition(SEPARATOR)
-    if not found or tool_name(service, intent) != name:
-        raise ValueError(f"{name!r} is not a tool name of the form <service>__<intent>")
+    if not found or not readable(service, intent) or tool_name(service, intent) != name:
+        where = "in the table" if table is not None else "without the table of its schemas (tool_table)"
+        raise ValueError(f"{name!r} is not a tool name of the form <service>__<intent>, nor one {where}")
     return service, intent
 
 
@@ -378,16 +389,3 @@ def services_named(chats, calls):
         if turn in wanted:
             named.append([s for s in chats.tools.services[dialogue] if s in seen])
     return named
-
-
-OPTIONS = (Option("instruction", str, None, "The system message's text (default: the agent text of "
-                                            "unified_dialogue/chat/templates.json)."),)
-
-
-def configs():
-    """The loader configs ``agent-chat`` and ``agent-call-chat`` (SGD), each with the
-    user's option ``instruction``."""
-    from . import agent_call_chat, agent_chat
-
-    return tuple(views.config(views.View.of(module, key=("id",), options=OPTIONS, name=name))
-                 for name, module in (("agent-chat", agent_chat), ("agent-call-chat", agent_call_chat)))

@@ -6,7 +6,7 @@ system turn holding the call), ``prompt`` (the ``agent-chat`` messages before th
 of the dialogue's services that a frame of the turns up to the call's has named, in the
 dialogue's order; in SGD every call's service is named by an earlier turn already). A
 prompt-completion dataset as TRL's ``SFTTrainer`` takes it; scored by
-``unified_dialogue.scoring.tools.score_tool_calls``. User option: ``instruction``, the
+``unified_dialogue.scoring.tool_calls.score_tool_calls``. User option: ``instruction``, the
 system message's text.
 
 Nothing after the call's turn is used.

@@ -9,7 +9,7 @@ function that makes the config's rows.
 """
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from .errors import ConfigError, with_article
 
@@ -22,13 +22,15 @@ NONE = ("none", "null")
 class Option:
     """One option a user may set. ``type``: ``str``, ``int``, ``float`` or ``bool``; a
     default of None means "unset" and None is then accepted as a value; ``choices``: the
-    values allowed, where only some are."""
+    values allowed, where only some are; ``problem``: a function saying why a value of the
+    right type cannot be used (a text), or None where it can."""
 
     name: str
     type: type
     default: Any
     description: str
     choices: Optional[tuple] = None
+    problem: Optional[Callable[[Any], Optional[str]]] = None
 
     def check(self, value, where):
         """``value`` if this option can take it (an int where a float is asked, as a float);
@@ -42,6 +44,9 @@ class Option:
         if self.choices is not None and value not in self.choices:
             raise ConfigError(f"{where}: option {self.name} takes one of {', '.join(map(repr, self.choices))}, "
                               f"not {value!r}")
+        problem = self.problem(value) if self.problem is not None and value is not None else None
+        if problem:
+            raise ConfigError(f"{where}: option {self.name}={value!r}: {problem}")
         return value
 
     def parse(self, text, where="command line"):

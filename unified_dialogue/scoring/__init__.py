@@ -16,7 +16,7 @@ with rows by id, writing metrics); ``dst``, the DSTC8 metrics (``score_dst``, an
 official evaluator's command line, ``python -m unified_dialogue.scoring.dst``);
 ``dst_chat``, ``dst-chat`` texts read back and scored with them; ``nlu``, ``nlu-chat``
 texts read back and scored as intents and spans; ``d3st``, D3ST texts read
-back with each row's legend and scored with them; ``tools``, the tool calls of
+back with each row's legend and scored with them; ``tool_calls``, the tool calls of
 ``agent-call-chat`` rows; ``generation``, generated text (``nlg``, ``response`` and their
 chat configs) with GEM-metrics' lexical metrics (``gem``), SGD's slot error rate (``ser``)
 and the overlap with FaithDial's knowledge (``knowledge``).
@@ -31,7 +31,7 @@ from .dst_chat import score_dst_chat
 from .generation import score_generation
 from .nlu import score_nlu
 from .rows import ScoringError, read_predictions
-from .tools import score_tool_calls
+from .tool_calls import score_tool_calls
 
 # Config name -> scorer.
 SCORERS = {

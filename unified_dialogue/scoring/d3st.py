@@ -3,7 +3,7 @@ legend (``views.d3st_text.parse``), the frames of a turn put together, and score
 ``scoring.dst.score_dst`` against the rows' reference frames, as the DSTC8 evaluator scores
 SGD-format predictions of the same states."""
 
-from ..views.d3st_text import Legend, LegendError, parse
+from ..views.d3st_text import Legend, LegendError, Unknown, parse
 from ..views.dst import empty_frame
 from .dst import ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL, \
     score_dst
@@ -30,7 +30,10 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
         ``{group: {metric: value}}`` as ``score_dst`` returns it (without the intent and
         requested-slot metrics for rows of level ``dst``, which do not predict them), plus
         ``malformed`` and ``malformed_ids`` (texts that could not be read whole: what could
-        be read is scored), ``malformed_problems`` (the problems of each), and
+        be read is scored), ``unknown_slots`` / ``unknown_slots_ids`` and
+        ``unknown_intents`` / ``unknown_intents_ids`` (readable texts naming a slot or intent
+        id the row's legend lacks: that entry is left out, the rest scored; not malformed
+        for it), ``malformed_problems`` (the problems of each text that has any), and
         ``frames_not_predicted`` (reference frames whose service no text of the turn gives,
         scored as empty frames), and ``missing`` and ``missing_ids``.
 
@@ -46,6 +49,7 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
     pairs = pair(predictions, rows, allow_missing=allow_missing)
     turns, references, slots_of, seen, levels = {}, {}, {}, set(), set()
     malformed, problems_of = list(pairs.malformed), {}
+    unknown = {"slot": [], "intent": []}
     for row, text in pairs:
         identifier = row["id"]
         where = f"row {identifier}"
@@ -70,8 +74,11 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
         else:
             frames, problems = parse(text, legend)
             if problems:
-                malformed.append(identifier)
                 problems_of[identifier] = problems
+            for kind in sorted({p.kind for p in problems if isinstance(p, Unknown)}):
+                unknown[kind].append(identifier)
+            if any(not isinstance(p, Unknown) for p in problems):
+                malformed.append(identifier)
         turns[key]["frames"].extend(frames)
     not_predicted = 0
     for key, turn in turns.items():
@@ -92,5 +99,7 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
         metrics = {group: {m: v for m, v in values.items() if m not in INTENT_METRICS}
                    for group, values in metrics.items()}
     metrics.update(malformed=len(malformed), malformed_ids=malformed, malformed_problems=problems_of,
+                   unknown_slots=len(unknown["slot"]), unknown_slots_ids=unknown["slot"],
+                   unknown_intents=len(unknown["intent"]), unknown_intents_ids=unknown["intent"],
                    frames_not_predicted=not_predicted, missing=len(pairs.absent), missing_ids=pairs.absent)
     return metrics

@@ -26,7 +26,7 @@ from collections import Counter, defaultdict
 from unified_dialogue import load
 from unified_dialogue.cli import run_command
 from unified_dialogue.chat import agent
-from unified_dialogue.scoring.tools import gold_text, score_tool_calls
+from unified_dialogue.scoring.tool_calls import gold_text, score_tool_calls
 from loaders.sgd import mapping
 
 # The kinds of violation, by the JSON-schema keyword that fails.
@@ -66,9 +66,10 @@ def dialogue_mismatches(dialogue, row, schemas, instruction):
     tool_calls = [m for m in messages if "tool_calls" in m]
     if len(tool_calls) != len(calls) or any(len(m["tool_calls"]) != 1 for m in tool_calls):
         problems.append(f"{len(tool_calls)} tool-call messages for {len(calls)} service calls")
+    table = agent.tool_table(schemas.values())
     for message, (t, frame) in zip(tool_calls, calls):
         function = message["tool_calls"][0]["function"]
-        if agent.split_tool_name(function["name"]) != (frame["service"], frame["service_call"]["method"]):
+        if table.get(function["name"]) != (frame["service"], frame["service_call"]["method"]):
             problems.append(f"turn {t}: {function['name']} does not map back to {frame['service']}."
                             f"{frame['service_call']['method']}")
         if list(function["arguments"].items()) != list(frame["service_call"]["parameters"].items()):

@@ -75,7 +75,8 @@ OPTIONS = (
     Option("multiple_choice", str, "1a", "categorical options shown as none, 'a) …' or '1a) …'",
            text.MULTIPLE_CHOICE),
     Option("lowercase", bool, True, "lowercase inputs and targets"),
-    Option("delimiter", str, "=", "between an id and its description or value"),
+    Option("delimiter", str, "=", "between an id and its description or value: no letter, digit, white space, "
+           "character with case, nor one of [ ] | \" \\ )", problem=text.delimiter_problem),
     Option("randomize_items", bool, False, "ids and options in an order drawn from seed and the row id"),
     Option("seed", int, 0, "seed of randomize_items and rand_name"),
     Option("upstream_compat", bool, False, "the generator's texts, faults included"),
@@ -166,21 +167,28 @@ def table(unified, level="dst_intent", data_format="full_desc", multiple_choice=
 
     described = {}  # (split, service) -> the item texts, whatever their order
 
+    def made(schema, row_id, rng=None):
+        try:
+            return text.legend(schema, rng=rng, **options)
+        except text.LegendError as error:  # a collision of an option with this service's names or values
+            raise ConfigError(f"d3st row {row_id}: {error}") from None
+
     def legend_of(dialogue, service, row_id):
         if randomize_items:
             schema = schemas.of(dialogue, service, row_id)
             key = (schemas.splits[dialogue], service)
             if key not in described:
                 described[key] = text.descriptions(schema, data_format, seed)
-            legend = text.legend(schema, rng=random.Random(f"{seed}/{row_id}"), **options)
+            legend = made(schema, row_id, random.Random(f"{seed}/{row_id}"))
             legend_rows.append(legend.to_row())
-            return legend, len(legend_rows) - 1, text.prompt(legend, described[key])
+            return legend, len(legend_rows) - 1, text.prompt(legend, described[key], upstream_compat)
         key = (schemas.splits[dialogue], service)
         if key not in fixed:
             schema = schemas.of(dialogue, service, row_id)
-            legend = text.legend(schema, **options)
+            legend = made(schema, row_id)
             legend_rows.append(legend.to_row())
-            fixed[key] = (legend, len(legend_rows) - 1, text.prompt(legend, text.descriptions(schema, data_format, seed)))
+            fixed[key] = (legend, len(legend_rows) - 1,
+                          text.prompt(legend, text.descriptions(schema, data_format, seed), upstream_compat))
         return fixed[key]
 
     ids, row_dialogue, row_turn, row_frame, row_service, inputs, targets = [], [], [], [], [], [], []

@@ -9,16 +9,18 @@ dialogue so far::
 
 Target: ``[states] 0=nopa 1=1a [intents] i0 [req_slots] 3`` (``[intents]`` and
 ``[req_slots]`` from level ``dst_intent`` on). A slot's several spoken values are joined by
-`` | ``; a categorical slot shown as multiple choice takes the letter of its value.
+`` | ``; a categorical slot shown as multiple choice takes the letter of its value. A value
+that could be misread is written as a JSON string (``views.d3st_syntax`` has the rule), so
+that ``parse`` gives back every state the target was written from.
 
 A ``Legend`` holds the ids the texts use: which slot and intent each id names, the options
 of each categorical slot in the order shown, and the format options. It is stored with each
 row, so that a parser reads the ids the row was made with, whatever order they were drawn in.
 ``parse`` is lenient with model text (it keeps what it can read and lists the rest as
-problems); a bad legend is an error naming what is wrong.
+problems; an id the legend lacks is an ``Unknown`` problem); a bad legend is an error
+naming what is wrong.
 """
 
-import functools
 import random
 import re
 import string
@@ -27,14 +29,14 @@ from typing import Tuple
 
 from ..core.errors import UnifiedDialogueError
 from ..core.features import NO_INTENT
+from .d3st_syntax import INTENTS, REQUESTED, STATES, VALUE_SEPARATOR, Unknown, delimiter_problem, letter_of, \
+    read_sections, written_text, written_values
 
 LEVELS = ("dst", "dst_intent")
 DATA_FORMATS = ("full_desc", "item_name", "rand_name")
 MULTIPLE_CHOICE = ("none", "a", "1a")
 DONTCARE = "dontcare"
-VALUE_SEPARATOR = " | "
 LETTERS = string.ascii_lowercase
-STATES, INTENTS, REQUESTED = "[states]", "[intents]", "[req_slots]"
 
 
 class LegendError(UnifiedDialogueError, ValueError):
@@ -76,7 +78,7 @@ class Legend:
         if self.multiple_choice not in MULTIPLE_CHOICE:
             raise LegendError(f"{where}: multiple_choice {self.multiple_choice!r} is not one of "
                               f"{', '.join(MULTIPLE_CHOICE)}")
-        check_delimiter(self.delimiter, where)
+        check_delimiter(self.delimiter, f"{where}: delimiter")
         for kind, items in (("slot", self.slots), ("intent", self.intents)):
             ids = sorted(item.id for item in items)
             if ids != list(range(len(items))):
@@ -90,6 +92,19 @@ class Legend:
                                   f"(1 to {len(LETTERS)} can be lettered)")
             if slot.lettered and self.multiple_choice == "none":
                 raise LegendError(f"{where}: slot {slot.name!r} is lettered, but multiple_choice is 'none'")
+            if self.lowercase and slot.categorical and not slot.lettered:
+                self.check_cases(slot, where)
+
+    @staticmethod
+    def check_cases(slot, where):
+        """With ``lowercase``, a categorical value is read back by its case-folded text:
+        two options (or an option and ``dontcare``) that lowercasing makes one cannot be."""
+        seen = {DONTCARE: DONTCARE}
+        for value in slot.values:
+            other = seen.setdefault(value.lower(), value)
+            if other != value:
+                raise LegendError(f"{where}: option lowercase=True makes the values {other!r} and {value!r} of "
+                                  f"slot {slot.name!r} one text {value.lower()!r}")
 
     def to_row(self):
         """The legend as the view's ``legend`` column holds it."""
@@ -115,10 +130,9 @@ class Legend:
 
 
 def check_delimiter(delimiter, where="delimiter"):
-    if not isinstance(delimiter, str) or not delimiter or delimiter != "".join(delimiter.split()) \
-            or any(c.isalnum() for c in delimiter):
-        raise LegendError(f"{where}: the delimiter {delimiter!r} must be a non-empty string without spaces, "
-                          "letters or digits")
+    problem = delimiter_problem(delimiter)
+    if problem:
+        raise LegendError(f"{where}={delimiter!r}: {problem}")
 
 
 def lettered(slot_schema, multiple_choice):
@@ -188,18 +202,26 @@ def normalized(text, lowercase):
     return text.lower() if lowercase else text
 
 
-def prompt(legend, texts):
-    """The schema part of the input (normalized): slots by id, with their options, then intents."""
+def prompt(legend, texts, compat=False):
+    """The schema part of the input (normalized): slots by id, with their options, then
+    intents. Each description and option is written by the escape rule (``d3st_syntax``:
+    quoted where a reader could take it for an entry, an option or a marker); with
+    ``compat`` as it is, as the generator writes it."""
     d, pieces = legend.delimiter, []
+
+    def shown(text):
+        text = normalized(text, legend.lowercase)
+        return text if compat else written_text(text, d)
+
     for slot in sorted(legend.slots, key=lambda s: s.id):
-        text = texts["slots", slot.name]
+        text = shown(texts["slots", slot.name])
         if slot.lettered:
             prefix = str(slot.id) if legend.multiple_choice == "1a" else ""
-            text += " " + " ".join(f"{prefix}{letter}) {value}" for letter, value in zip(LETTERS, slot.values))
+            text += " " + " ".join(f"{prefix}{letter}) {shown(value)}" for letter, value in zip(LETTERS, slot.values))
         pieces.append(f"{slot.id}{d}{text}")
     for intent in sorted(legend.intents, key=lambda i: i.id):
-        pieces.append(f"i{intent.id}{d}{texts['intents', intent.name]}")
-    return normalized(" ".join(pieces), legend.lowercase)
+        pieces.append(f"i{intent.id}{d}{shown(texts['intents', intent.name])}")
+    return normalized(" ".join(pieces), legend.lowercase) if compat else " ".join(pieces)
 
 
 def context_piece(role, utterance, lowercase):
@@ -207,23 +229,28 @@ def context_piece(role, utterance, lowercase):
     return normalized(f"[{role.lower()}] {utterance}", lowercase)
 
 
-def value_text(slot, values, compat=False):
-    """A slot's values as the target writes them: joined by `` | ``, or the letter of a
-    multiple-choice value. A value's own `` | `` is written ``|`` so that `` | `` only
-    separates values (not with ``compat``, as the generator wrote it)."""
-    if not compat:
-        values = [value.replace(VALUE_SEPARATOR, VALUE_SEPARATOR.strip()) for value in values]
-    joined = VALUE_SEPARATOR.join(values)
-    if slot.lettered and joined != DONTCARE and joined in slot.values:
-        return f"{slot.id}{LETTERS[slot.values.index(joined)]}"
-    return joined
+def value_text(slot, values, delimiter="=", lowercase=False, compat=False):
+    """A slot's values as the target writes them, joined by `` | ``: each option of a
+    multiple-choice slot as its letter, any other value by the escape rule
+    (``d3st_syntax``), lowercased with ``lowercase``. With ``compat`` as the generator wrote them: joined as
+    they are (the caller lowercases the whole target)."""
+    if compat:
+        joined = VALUE_SEPARATOR.join(values)
+        if slot.lettered and joined != DONTCARE and joined in slot.values:
+            return f"{slot.id}{LETTERS[slot.values.index(joined)]}"
+        return joined
+    if slot.lettered:  # each option by its letter, any other value as text that reads as no letter
+        return VALUE_SEPARATOR.join(
+            f"{slot.id}{LETTERS[slot.values.index(v)]}" if v != DONTCARE and v in slot.values
+            else written_values([v.lower() if lowercase else v], delimiter, lettered=True) for v in values)
+    return written_values([v.lower() for v in values] if lowercase else values, delimiter)
 
 
 def target(legend, slot_values, active_intent=NO_INTENT, requested_slots=(), compat=False):
-    """The target text (normalized) of a state: ``slot_values`` maps slot names to their
-    values. With ``compat``, values and the active intent are written as the generator
-    writes them: a value's own `` | `` as it is, and the intent as ``i<id>`` followed by
-    the delimiter less its last character."""
+    """The target text of a state: ``slot_values`` maps slot names to their values (a slot
+    with no value is left out). With ``compat``, written as the generator writes it: the
+    values as they are, the whole text normalized, and the active intent as ``i<id>``
+    followed by the delimiter less its last character."""
     by_name = {slot.name: slot for slot in legend.slots}
     unknown = sorted(set(slot_values) - set(by_name))
     if unknown:
@@ -232,7 +259,7 @@ def target(legend, slot_values, active_intent=NO_INTENT, requested_slots=(), com
     for slot in sorted(legend.slots, key=lambda s: s.id):
         values = slot_values.get(slot.name)
         if values:
-            text = value_text(slot, values, compat)
+            text = value_text(slot, values, legend.delimiter, legend.lowercase, compat)
             if text:
                 states.append(f"{slot.id}{legend.delimiter}{text}")
     text = " ".join([STATES] + states)
@@ -248,7 +275,7 @@ def target(legend, slot_values, active_intent=NO_INTENT, requested_slots=(), com
                 raise LegendError(f"legend of {legend.service!r}: requested slot {name!r} is not a slot of the service")
             requested.append(str(by_name[name].id))
         text = " ".join([text, INTENTS] + [f"i{i.id}{tail}" for i in intents] + [REQUESTED] + requested)
-    return normalized(text, legend.lowercase)
+    return normalized(text, legend.lowercase) if compat else text
 
 
 def encode(legend, texts, context, slot_values, active_intent=NO_INTENT, requested_slots=()):
@@ -261,119 +288,87 @@ def encode(legend, texts, context, slot_values, active_intent=NO_INTENT, request
 
 # ---------------------------------------------------------------- the way back
 
-_MARKERS = re.compile(r"\[\s*(states|intents|req_slots)\s*\]", re.IGNORECASE)
-
-
-def _sections(text):
-    """Marker name -> the text after it (up to the next marker), and problems."""
-    problems, sections = [], {}
-    matches = list(_MARKERS.finditer(text))
-    if not matches:
-        return {}, ["no [states]"]
-    if text[:matches[0].start()].strip():
-        problems.append(f"text before {matches[0].group(0)}: {text[:matches[0].start()].strip()[:40]!r}")
-    for k, match in enumerate(matches):
-        name = match.group(1).lower()
-        end = matches[k + 1].start() if k + 1 < len(matches) else len(text)
-        if name in sections:
-            problems.append(f"[{name}] given twice: the first kept")
-            continue
-        sections[name] = text[match.end():end]
-    if "states" not in sections:
-        problems.append("no [states]")
-    return sections, problems
-
-
-def _spelling(slot, value, problems):
-    """A categorical value in the schema's spelling (any case is read), ``dontcare`` as it is."""
-    if not slot.categorical or value == DONTCARE:
-        return value
-    if value in slot.values:
+def _spelling(slot, value, lowercase):
+    """A categorical value in the schema's spelling: with ``lowercase`` (the text holds no
+    case) an option or ``dontcare`` in any case; any other value as it is (the metrics
+    count it wrong, not unreadable)."""
+    if not slot.categorical or not lowercase or value in slot.values or value == DONTCARE:
         return value
     for option in slot.values:
         if option.lower() == value.lower():
             return option
-    if value.lower() == DONTCARE:
-        return DONTCARE
-    problems.append(f"slot {slot.id}: {value!r} is not an option of {slot.name}")
-    return value
+    return DONTCARE if value.lower() == DONTCARE else value
 
 
-def _slot_value(slot, text, problems):
-    """The values of one ``id=text`` entry, letters read back to options."""
-    text = text.strip()
-    if slot.lettered:
-        match = _LETTER.fullmatch(text)
-        if match and (match.group(1) in ("", str(slot.id))):
-            index = LETTERS.find(match.group(2).lower())
+def _slot_values(slot, values, lowercase, problems):
+    """The values of one entry, option letters read back to their options."""
+    read = []
+    for value, quoted in values:
+        letter = slot.lettered and not quoted and letter_of(value)
+        if letter and letter[0] in ("", str(slot.id)):
+            index = LETTERS.find(letter[1].lower())
             if index < len(slot.values):
-                return [slot.values[index]]
-            problems.append(f"slot {slot.id}: option {text!r} is past the {len(slot.values)} options")
-            return None
-    values = [v.strip() for v in text.split(VALUE_SEPARATOR)]
-    values = [v for v in values if v]
-    if not values:
-        problems.append(f"slot {slot.id}: no value")
-        return None
-    return [_spelling(slot, v, problems) for v in values]
+                read.append(slot.values[index])
+            else:
+                problems.append(f"slot {slot.id}: option {value!r} is past the {len(slot.values)} options")
+        elif value or quoted:
+            read.append(_spelling(slot, value, lowercase))
+        else:
+            problems.append(f"slot {slot.id}: no value")
+    return read or None
 
 
-@functools.lru_cache(maxsize=16)
-def _patterns(delimiter):
-    """An entry of ``[states]``: an id followed by the delimiter, at a word start; an intent id
-    (the delimiter may follow it, as the generator wrote it)."""
-    return (re.compile(r"(?<!\S)(\d+)\s*" + re.escape(delimiter) + r"\s*"),
-            re.compile(r"i(\d+)(?:" + re.escape(delimiter) + "|" + re.escape(delimiter[:-1]) + ")?", re.IGNORECASE))
-
-
-_LETTER = re.compile(r"(\d*)\s*([a-zA-Z])\)?")
+def _intent_pattern(delimiter):
+    """An intent id (the delimiter, or all of it but its last character, may follow it, as
+    the generator wrote it)."""
+    return re.compile(r"i(\d+)(?:" + re.escape(delimiter) + "|" + re.escape(delimiter[:-1]) + ")?", re.IGNORECASE)
 
 
 def parse(text, legend):
     """The frame a D3ST target text gives, in the shape of the ``dst`` view's ``frames``
     (one frame, of the legend's service, without spans), and the problems met reading it.
     Never raises on ``text``: what cannot be read is left out and listed in ``problems``
-    (an empty list for a well-formed text)."""
+    (an empty list for a well-formed text); an id the legend lacks is an ``Unknown``
+    problem."""
     if not isinstance(legend, Legend):
         raise LegendError(f"parse needs a Legend, not a {type(legend).__name__}")
     if not isinstance(text, str):
         return [_frame(legend, {}, NO_INTENT, [])], [f"not a text: {type(text).__name__}"]
-    sections, problems = _sections(text)
+    sections, problems = read_sections(text, legend.delimiter)
     slots = {slot.id: slot for slot in legend.slots}
     intents = {intent.id: intent for intent in legend.intents}
-    entry, intent_id = _patterns(legend.delimiter)
     slot_values = {}
-    body = sections.get("states", "")
-    starts = [m for m in entry.finditer(body) if int(m.group(1)) in slots]
-    if body[:starts[0].start() if starts else len(body)].strip():
-        problems.append(f"[states]: unreadable {body[:starts[0].start() if starts else len(body)].strip()[:40]!r}")
-    for k, match in enumerate(starts):
-        slot = slots[int(match.group(1))]
-        end = starts[k + 1].start() if k + 1 < len(starts) else len(body)
-        if slot.name in slot_values:
+    for identifier, values in sections.get("states", ()):
+        slot = slots.get(identifier)
+        if slot is None:
+            problems.append(Unknown("slot", identifier, "[states]"))
+        elif slot.name in slot_values:
             problems.append(f"slot {slot.id} given twice: the first kept")
-            continue
-        values = _slot_value(slot, body[match.end():end], problems)
-        if values:
-            slot_values[slot.name] = values
-    active = NO_INTENT
-    if "intents" in sections:
-        named = []
-        for token in sections["intents"].split():
-            match = intent_id.fullmatch(token)
-            if match and int(match.group(1)) in intents:
-                named.append(intents[int(match.group(1))].name)
-            else:
-                problems.append(f"[intents]: {token[:20]!r} is not an intent id")
-        if named:
-            active = named[0]
-        if len(set(named)) > 1:
-            problems.append(f"[intents]: {len(named)} intents, the first kept")
+        else:
+            read = _slot_values(slot, values, legend.lowercase, problems)
+            if read:
+                slot_values[slot.name] = read
+    active, named = NO_INTENT, []
+    intent_id = _intent_pattern(legend.delimiter)
+    for token in sections.get("intents", ()):
+        match = intent_id.fullmatch(token)
+        if match and int(match.group(1)) in intents:
+            named.append(intents[int(match.group(1))].name)
+        elif match:
+            problems.append(Unknown("intent", int(match.group(1)), "[intents]"))
+        else:
+            problems.append(f"[intents]: {token[:20]!r} is not an intent id")
+    if named:
+        active = named[0]
+    if len(set(named)) > 1:
+        problems.append(f"[intents]: {len(named)} intents, the first kept")
     requested = []
-    for token in sections.get("req_slots", "").split():
+    for token in sections.get("req_slots", ()):
         if token.isdigit() and int(token) in slots:
             if slots[int(token)].name not in requested:
                 requested.append(slots[int(token)].name)
+        elif token.isdigit():
+            problems.append(Unknown("slot", int(token), "[req_slots]"))
         else:
             problems.append(f"[req_slots]: {token[:20]!r} is not a slot id")
     if legend.level != "dst" and "intents" not in sections and "states" in sections:

@@ -7,7 +7,8 @@ blocks (the closing tag may be cut off; a block that does not parse is passed ov
 OpenAI's ``{"type": "function", "function": {"name", "arguments"}}`` with the arguments as a
 JSON string, or a whole message with ``tool_calls``. The JSON may sit in a code fence or after some text; the first JSON value
 that parses is taken. Output with no call in any of these forms is malformed: a counted
-miss, its id listed.
+miss, its id listed. A call naming none of the row's tools is readable: counted as
+``unknown_tools`` (its id listed), and a miss of the name.
 
 The first call of the output is the prediction (the gold completion holds one call); any
 further ones are counted as ``extra_calls``. Metrics, over all rows:
@@ -31,7 +32,10 @@ from ..chat.agent import loaded
 
 from .rows import ScoringError, pair
 
+OPEN = "<tool_call>"
 BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.S)
+DECODER = json.JSONDecoder()
+SPACES = re.compile(r"\s*")
 FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)(?:```|\Z)", re.S)
 
 
@@ -41,15 +45,37 @@ class MalformedOutput(ValueError):
 
 def parse_tool_calls(text):
     """The tool calls in a model's raw output, as ``[(name, arguments)]``; raises
-    MalformedOutput where there is none."""
-    calls = []
-    for block in BLOCK.findall(text) or [text]:
-        try:
-            calls += calls_of(json_value(block))
-        except MalformedOutput:  # a block that does not parse is no call; the others count
-            continue
+    MalformedOutput where there is none. The whole text as JSON is tried first, then its
+    ``<tool_call>`` blocks, then the first JSON value of the text."""
+    try:
+        calls = calls_of(json.loads(text))
+    except (ValueError, MalformedOutput):  # not one JSON call: blocks, or JSON among other text
+        calls = []
+    if not calls:
+        calls = block_calls(text) if OPEN in text else calls_of(json_value(text))
     if not calls:
         raise MalformedOutput("no tool call")
+    return calls
+
+
+def block_calls(text):
+    """The calls of every ``<tool_call>`` block: its JSON read whole (so that a value may
+    hold ``</tool_call>``), or failing that the block up to its closing tag (which may be
+    cut off); a block that does not parse is passed over."""
+    calls, pos = [], 0
+    while text.find(OPEN, pos) >= 0:
+        start = text.find(OPEN, pos)
+        try:
+            value, pos = DECODER.raw_decode(text, SPACES.match(text, start + len(OPEN)).end())
+            calls += calls_of(value)
+            continue
+        except (ValueError, MalformedOutput):  # not a call in JSON to its end
+            block = BLOCK.match(text, start)
+            pos = block.end()
+        try:
+            calls += calls_of(json_value(block.group(1)))
+        except MalformedOutput:
+            continue
     return calls
 
 
@@ -149,8 +175,10 @@ def score_tool_calls(predictions, rows, *, allow_missing=False):
     Returns:
         ``{"rows", "call_accuracy", "joint_accuracy", "argument_precision",
         "argument_recall", "argument_f1", "extra_calls", "malformed", "malformed_ids",
-        "missing", "missing_ids"}``; a malformed or missing prediction counts as a call
-        with the wrong name and no arguments.
+        "unknown_tools", "unknown_tools_ids", "missing", "missing_ids"}``; a malformed or
+        missing prediction counts as a call with the wrong name and no arguments; a
+        readable call whose name is none of the row's tools is counted as unknown (not
+        malformed), and scored as a call of the wrong name.
 
     Example:
         >>> rows = load("sgd", "agent-call-chat", split="validation")
@@ -159,7 +187,7 @@ def score_tool_calls(predictions, rows, *, allow_missing=False):
     """
     totals = dict(rows=0, names=0, joint=0, right=0, predicted=0, gold=0, extra=0)
     pairs = pair(predictions, rows, allow_missing=allow_missing)
-    malformed = list(pairs.malformed)
+    malformed, unknown = list(pairs.malformed), []
     for row, text in pairs:
         name, arguments, properties = gold_call(row)
         gold = {slot: value_key(value, properties.get(slot)) for slot, value in arguments.items()}
@@ -172,6 +200,8 @@ def score_tool_calls(predictions, rows, *, allow_missing=False):
         except MalformedOutput:
             malformed.append(row["id"])
             continue
+        if predicted_name not in {tool["function"]["name"] for tool in row["tools"]}:
+            unknown.append(row["id"])
         predicted = {slot: value_key(value, properties.get(slot)) for slot, value in predicted_arguments.items()}
         totals["extra"] += len(extra)
         totals["predicted"] += len(predicted)
@@ -179,10 +209,10 @@ def score_tool_calls(predictions, rows, *, allow_missing=False):
             totals["names"] += 1
             totals["right"] += sum(slot in gold and gold[slot] == value for slot, value in predicted.items())
             totals["joint"] += predicted == gold
-    return metrics(totals, malformed, pairs.absent)
+    return metrics(totals, malformed, unknown, pairs.absent)
 
 
-def metrics(totals, malformed, missing):
+def metrics(totals, malformed, unknown, missing):
     def ratio(part, whole):
         return part / whole if whole else 1.0
 
@@ -199,6 +229,8 @@ def metrics(totals, malformed, missing):
         "extra_calls": totals["extra"],
         "malformed": len(malformed),
         "malformed_ids": malformed,
+        "unknown_tools": len(unknown),
+        "unknown_tools_ids": unknown,
         "missing": len(missing),
         "missing_ids": missing,
     }
