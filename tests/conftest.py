@@ -31,7 +31,7 @@ datasets.disable_progress_bars()
 # failure to a minimal example (docs/testing.md). Chosen by the environment variable
 # HYPOTHESIS_PROFILE.
 _SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
-settings.register_profile("ci", max_examples=10, deadline=None, suppress_health_check=_SLOW, print_blob=True,
+settings.register_profile("ci", max_examples=8, deadline=None, suppress_health_check=_SLOW, print_blob=True,
                           phases=[Phase.explicit, Phase.reuse, Phase.generate])
 settings.register_profile("thorough", max_examples=300, deadline=None, suppress_health_check=_SLOW,
                           print_blob=True)

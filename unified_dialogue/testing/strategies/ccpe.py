@@ -61,4 +61,5 @@ def corpora(draw, max_conversations=3, complete=True):
     utterance (else the response views have no row, which the loader refuses)."""
     ids = draw(st.lists(st.one_of(values(), st.integers(0, 99).map(lambda n: f"CCPE-{n:05x}")),
                         min_size=1, max_size=max_conversations, unique=True))
-    return SourceFiles({"data.json": [draw(conversation(i, complete=complete and k == 0)) for k, i in enumerate(ids)]}, ensure_ascii=draw(st.booleans()))
+    conversations = [draw(conversation(i, complete=complete and k == 0)) for k, i in enumerate(ids)]
+    return SourceFiles({"data.json": conversations}, ensure_ascii=draw(st.booleans()))

@@ -254,7 +254,8 @@ def folder_files(draw, folder, schemas, max_files=2, max_dialogues=2, complete=T
     files, used = {}, 0
     for number, count in enumerate(counts, start=1):
         files[f"{folder}/dialogues_{number:03d}.json"] = [
-            draw(dialogue(schemas, i, complete=complete and used + k == 0)) for k, i in enumerate(ids[used:used + count])]
+            draw(dialogue(schemas, i, complete=complete and used + k == 0))
+            for k, i in enumerate(ids[used:used + count])]
         used += count
     return files
 
