@@ -14,11 +14,17 @@ import json
 import shutil
 import subprocess
 import sys
+from typing import List
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from loaders.ccpe import format as ccpe_format
+from loaders.faithdial import format as faithdial_format
+from loaders.faithdial import mapping as faithdial_mapping
+from loaders.sgd import format as sgd_format
 from unified_dialogue import load, registry
 from unified_dialogue.core.errors import UnifiedDialogueError
 from unified_dialogue.scoring.__main__ import main as score_main
@@ -101,11 +107,50 @@ def sgd_kwargs(corpus, folder, use_variant):
     return kwargs if use_variant else {k: v for k, v in kwargs.items() if k != "variant"}
 
 
+# ---------------------------------------------------------------- valid source files
+
+def decoded(value, record_type, check):
+    """Each record of a file's JSON value, decoded as its format's type and checked."""
+    records = msgspec.json.decode(json.dumps(value).encode(), type=List[record_type])
+    for record in records:
+        check(record)
+    return records
+
+
+def check_sgd_files(corpus):
+    """The files decode as SGD's format and pass its checks; dialogues name services of their schema."""
+    for relpath, value in corpus.files.items():
+        if relpath.endswith("schema.json"):
+            services = decoded(value, sgd_format.Service, lambda service: None)
+            assert len({s.service_name for s in services}) == len(services), relpath
+        else:
+            dialogues = decoded(value, sgd_format.Dialogue, sgd_format.check_dialogue)
+            schema = {s["service_name"] for s in corpus.files[relpath.split("/")[0] + "/schema.json"]}
+            assert all(set(d.services) <= schema for d in dialogues), relpath
+
+
+def check_ccpe_files(corpus):
+    """data.json decodes as CCPE-M's format; every segment locates its text."""
+    for conversation in decoded(corpus.files["data.json"], ccpe_format.Conversation, ccpe_format.check_conversation):
+        for utterance in conversation.utterances:
+            for segment in utterance.segments or []:
+                assert utterance.text[segment.startIndex:segment.endIndex] == segment.text
+
+
+def check_faithdial_files(corpus):
+    """The seven files decode as FaithDial's format; every dialogue's histories agree."""
+    assert sorted(corpus.files) == sorted(faithdial_mapping.SPLIT_FILES.values())
+    for value in corpus.files.values():
+        for position, dialogue in enumerate(decoded(value, faithdial_format.Dialogue, faithdial_format.check_dialogue)):
+            faithdial_mapping.dialogue_to_unified(dialogue, "train", position)
+
+
 # ---------------------------------------------------------------- every config builds
 
 @budget(0.2)
 @given(corpus=sgd.corpora(variant=True), use_variant=st.booleans())
 def test_every_sgd_config_builds(tmp_path_factory, corpus, use_variant):
+    check_sgd_files(corpus)
     with example_folder(tmp_path_factory, "sgd") as folder:
         kwargs = sgd_kwargs(corpus, folder, use_variant)
         for config in registry.get("sgd").config_names:
@@ -115,6 +160,7 @@ def test_every_sgd_config_builds(tmp_path_factory, corpus, use_variant):
 @budget(0.5)
 @given(corpus=ccpe.corpora())
 def test_every_ccpe_config_builds(tmp_path_factory, corpus):
+    check_ccpe_files(corpus)
     with example_folder(tmp_path_factory, "ccpe") as folder:
         kwargs = corpus.load_kwargs(folder)
         for config in registry.get("ccpe").config_names:
@@ -124,6 +170,7 @@ def test_every_ccpe_config_builds(tmp_path_factory, corpus):
 @budget(0.3)
 @given(corpus=faithdial.corpora())
 def test_every_faithdial_config_builds(tmp_path_factory, corpus):
+    check_faithdial_files(corpus)
     with example_folder(tmp_path_factory, "faithdial") as folder:
         kwargs = corpus.load_kwargs(folder)
         splits = registry.get("faithdial").splits

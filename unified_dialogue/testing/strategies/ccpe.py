@@ -11,7 +11,7 @@ utterances and an empty list on others, as the source has both.
 from hypothesis import strategies as st
 
 from .files import SourceFiles
-from .text import fillers, values
+from .text import BOOLEANS, fillers, values
 
 SPEAKERS = ("USER", "ASSISTANT")
 ANNOTATION_TYPES = ("ENTITY_NAME", "ENTITY_PREFERENCE", "ENTITY_DESCRIPTION", "ENTITY_OTHER")
@@ -62,4 +62,4 @@ def corpora(draw, max_conversations=3, complete=True):
     ids = draw(st.lists(st.one_of(values(), st.integers(0, 99).map(lambda n: f"CCPE-{n:05x}")),
                         min_size=1, max_size=max_conversations, unique=True))
     conversations = [draw(conversation(i, complete=complete and k == 0)) for k, i in enumerate(ids)]
-    return SourceFiles({"data.json": conversations}, ensure_ascii=draw(st.booleans()))
+    return SourceFiles({"data.json": conversations}, ensure_ascii=draw(BOOLEANS))

@@ -15,7 +15,7 @@ labels (``Ack.`` among them), sometimes other text.
 from hypothesis import strategies as st
 
 from .files import SourceFiles
-from .text import values
+from .text import BOOLEANS, values
 
 BEGIN = ("Entailment", "Hallucination", "Partial Hallucination", "Generic", "Uncooperative")
 VRM = ("Disclosure", "Edification", "Advisement", "Confirmation", "Question", "Acknowledgment", "Interpretation",
@@ -31,7 +31,7 @@ def labels(known):
 @st.composite
 def dialogue(draw, max_turns=5):
     """One dialogue without its dialog_idx."""
-    wizard_first = draw(st.booleans())
+    wizard_first = draw(BOOLEANS)
     count = draw(st.integers(1, max_turns))
     turns = draw(st.lists(values(), min_size=count, max_size=count))
     wizard = [p for p in range(count) if (p % 2 == 0) == wizard_first]
@@ -59,7 +59,7 @@ def numbered(draw, dialogues):
                             unique=True))
     out = []
     for dialogue, number in zip(dialogues, numbers):
-        if way == "all" or (way == "some" and draw(st.booleans())):
+        if way == "all" or (way == "some" and draw(BOOLEANS)):
             dialogue = {**dialogue, "dialog_idx": number}
         out.append(dialogue)
     return out
@@ -75,4 +75,4 @@ def corpora(draw, max_dialogues=2):
     for union, parts in PARTS.items():
         together = [{k: v for k, v in d.items() if k != "dialog_idx"} for part in parts for d in files[part]]
         files[union] = numbered(draw, draw(st.permutations(together)))
-    return SourceFiles(files, ensure_ascii=draw(st.booleans()))
+    return SourceFiles(files, ensure_ascii=draw(BOOLEANS))

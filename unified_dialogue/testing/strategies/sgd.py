@@ -27,7 +27,7 @@ active intent when there is none) and an empty slot name (an act without a slot)
 from hypothesis import strategies as st
 
 from .files import SourceFiles
-from .text import distinct_names, fillers, names, values
+from .text import BOOLEANS, distinct_names, fillers, names, values
 
 FOLDERS = ("train", "dev", "test")
 VARIANTS = ("v1", "v2", "v3", "v4", "v5")
@@ -48,7 +48,7 @@ def service(draw, name, max_slots=3, max_intents=2):
     slot_names = draw(distinct_names(0, max_slots))
     slots = []
     for slot in slot_names:
-        categorical = draw(st.booleans())
+        categorical = draw(BOOLEANS)
         slots.append({
             "name": slot,
             "description": draw(values()),
@@ -63,7 +63,7 @@ def service(draw, name, max_slots=3, max_intents=2):
         intents.append({
             "name": intent,
             "description": draw(values()),
-            "is_transactional": draw(st.booleans()),
+            "is_transactional": draw(BOOLEANS),
             "required_slots": required,
             "optional_slots": {slot: draw(st.one_of(st.just(DONTCARE), values())) for slot in optional},
             "result_slots": draw(st.lists(st.sampled_from(slot_names), unique=True)) if slot_names else [],
@@ -182,20 +182,20 @@ def system_frame(draw, schema, utterance, may_call, must_call=False):
     slots, intents = schema["slots"], [i["name"] for i in schema["intents"]]
     for slot in draw(st.lists(st.sampled_from(slots), max_size=2)) if slots else []:
         act = draw(st.sampled_from(("INFORM", "CONFIRM", "OFFER", "REQUEST")))
-        if act == "REQUEST" and draw(st.booleans()):
+        if act == "REQUEST" and draw(BOOLEANS):
             frame["actions"].append(action(act, slot["name"]))
             continue
         value, canonical = spoken(draw, slot)
         mention(draw, utterance, frame, slot, value)
         frame["actions"].append(action(act, slot["name"], [value], [canonical]))
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
         count = str(draw(st.integers(0, 20)))
         utterance.add(draw(fillers()) + count)
         frame["actions"].append(action("INFORM_COUNT", COUNT_SLOT, [count]))
-    if draw(st.booleans()):
+    if draw(BOOLEANS):
         frame["actions"].append(action("OFFER_INTENT", INTENT_SLOT, [draw(st.sampled_from(intents))]))
     frame["actions"].extend(action(act) for act in draw(st.lists(st.sampled_from(SYSTEM_PLAIN_ACTS), max_size=1)))
-    if must_call or (may_call and draw(st.booleans())):
+    if must_call or (may_call and draw(BOOLEANS)):
         frame["service_call"] = {"method": draw(st.sampled_from(intents)),
                                  "parameters": draw(slot_values(slots))}
         frame["service_results"] = draw(st.lists(slot_values(slots), max_size=2))
@@ -287,4 +287,4 @@ def corpora(draw, variant=None, max_services=3, complete=True):
         for folder in FOLDERS:
             files[f"sgd_x/data/{name}/{folder}/schema.json"] = [renamed[s["service_name"]] for s in kept[folder]]
         options["variant"] = name
-    return SourceFiles(files, options, ensure_ascii=draw(st.booleans()))
+    return SourceFiles(files, options, ensure_ascii=draw(BOOLEANS))

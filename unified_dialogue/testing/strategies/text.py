@@ -25,24 +25,28 @@ PIECES = KEYWORDS + MARKS + ("é", "Ärger", "日本語", "ß", "İ", "🙂", "a
 CHARACTERS = st.characters(blacklist_categories=("Cs",))
 
 
-def pieces(min_size=0, max_size=4):
-    """Strings made of adversarial pieces and random characters, joined."""
-    piece = st.one_of(st.sampled_from(PIECES), st.text(CHARACTERS, min_size=1, max_size=3),
-                      st.text("abcdefghijklmnopqrstuvwxyzABCXYZ0123456789", min_size=1, max_size=6))
-    return st.lists(piece, min_size=min_size, max_size=max_size).map("".join)
+# Each strategy is made once: hypothesis validates a strategy object the first time it is
+# drawn from, which costs more than the draw.
+_PIECE = st.one_of(st.sampled_from(PIECES), st.text(CHARACTERS, min_size=1, max_size=3),
+                   st.text("abcdefghijklmnopqrstuvwxyzABCXYZ0123456789", min_size=1, max_size=6))
+_JOINED = st.lists(_PIECE, min_size=1, max_size=4).map("".join)
+_FILLERS = st.lists(_PIECE, max_size=3).map("".join)
+_DRAWN = st.one_of(st.sampled_from(PIECES), _JOINED, _JOINED.map(lambda s: f" {s} "),
+                   st.sampled_from(PIECES).map(lambda p: (p + " long value ") * 40))
+BOOLEANS = st.booleans()
+_VALUES = st.one_of(st.just(""), _DRAWN)
+_NAMES = _DRAWN.filter(bool)
 
 
 def values(empty=True):
     """A value: a keyword or mark alone, pieces, with spaces around, very long, or empty."""
-    long = st.sampled_from(PIECES).map(lambda p: (p + " long value ") * 40)
-    drawn = st.one_of(st.sampled_from(PIECES), pieces(1), pieces(1).map(lambda s: f" {s} "), long)
-    return st.one_of(st.just(""), drawn) if empty else drawn.filter(bool)
+    return _VALUES if empty else _NAMES
 
 
 def names():
     """A name (service, slot, intent, act value): never empty (an empty slot stands for "no
     slot" in SGD's acts), else anything ``values`` draws."""
-    return values(empty=False)
+    return _NAMES
 
 
 @st.composite
@@ -59,4 +63,4 @@ def distinct_names(draw, min_size=0, max_size=4, avoid=()):
 
 def fillers():
     """Utterance text around the values: pieces, possibly empty."""
-    return pieces(0, 3)
+    return _FILLERS
