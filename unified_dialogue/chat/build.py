@@ -182,6 +182,8 @@ def chat_table(unified, module, view_table, given_instruction, sides, extra=None
     ``turn_messages``)."""
     rows = view_table(unified)
     n = rows.num_rows
+    if n == 0:  # a file without a row of the view (its split may have rows in other files)
+        return SCHEMA.empty_table()
     ids = rows.column("id").combine_chunks()
     if "dialogue_id" in rows.column_names:
         dialogue_ids = rows.column("dialogue_id").combine_chunks()
