@@ -2,10 +2,11 @@
 id, the checks of records and writing metrics, each failure naming its place."""
 
 import json
+import re
 
 import pytest
 
-from unified_dialogue.scoring.rows import ScoringError, get, load_json, pair, read_predictions, write_metrics
+from unified_dialogue.scoring.rows import ScoringError, get, load_json, looks_like, pair, read_predictions, write_metrics
 
 ROWS = [{"id": "sgd/test/1_00000/0", "x": 1}, {"id": "sgd/test/1_00000/2", "x": 2}, {"id": "sgd/test/1_00001/0"}]
 
@@ -108,3 +109,17 @@ def test_metrics_are_written_as_the_evaluator_writes_them(tmp_path):
     write_metrics({"b": {"y": 0.5, "x": 1.0}, "a": {}}, path)
     text = path.read_text()
     assert text == '{\n  "a": {},\n  "b": {\n    "x": 1.0,\n    "y": 0.5\n  }\n}' and json.loads(text)
+
+
+@pytest.mark.parametrize("unknown, hint", [
+    (["ccpe/train/CCPE-1/0"], "they look like ids of the corpus ccpe, not sgd"),
+    (["sgd/test/1_00000/0"], "they look like ids of the split test, not validation"),
+    (["sgd/validation/1_00000/0/1"], "another shape than this config's ids"),
+    (["sgd/validation/1_00000/1"], "this config has no row for their turns"),
+    (["sgd/validation/9_99999/0"], "no dialogue of this split has their dialogue ids"),
+])
+def test_unknown_ids_say_what_they_look_like(unknown, hint):
+    known = ["sgd/validation/1_00000/0", "sgd/validation/1_00000/2"]
+    assert hint in looks_like(unknown, known)
+    with pytest.raises(ScoringError, match=re.escape(hint)):
+        pair({unknown[0]: "x"}, [{"id": i} for i in known], allow_missing=True)
