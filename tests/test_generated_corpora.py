@@ -250,7 +250,7 @@ def span_key(span):
 
 
 def assert_nlu_parses_back(corpus_name, folder, kwargs):
-    from unified_dialogue.chat.nlu import parse  # the nlu-chat text's reader
+    from unified_dialogue.chat.nlu_text import parse  # the nlu-chat text's reader
 
     views = loaded(corpus_name, "nlu", folder, kwargs)
     for split, chats in loaded(corpus_name, "nlu-chat", folder, kwargs).items():
