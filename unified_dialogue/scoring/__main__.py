@@ -3,7 +3,8 @@ corpus's config it answers, and write the metrics as JSON.
 
     python -m unified_dialogue.scoring --corpus sgd --config dst-chat --split test \\
         [--variant v3] [--option NAME=VALUE ...] [--data-dir DIR] \\
-        --predictions predictions.jsonl [--output metrics.json] [--allow-missing] [scorer flags]
+        --predictions predictions.jsonl [--output metrics.json] [--per-row rows.jsonl] [--allow-missing] \\
+        [scorer flags]
 
 The scorer flags are those of the config's scorer (``--help`` with ``--config`` lists them;
 ``dst-chat``: ``--no-use-fuzzy-match``, ``--joint-acc-across-turn``).
@@ -11,6 +12,7 @@ The scorer flags are those of the config's scorer (``--help`` with ``--config`` 
 
 import argparse
 import json
+import os
 import sys
 
 from .. import registry
@@ -18,7 +20,7 @@ from ..cli import run_command
 from ..core.errors import ConfigError
 from ..core.options import parse_assignments
 from . import SCORERS, flags, score
-from .rows import write_metrics
+from .rows import write_metrics, write_per_row
 
 PROG = "python -m unified_dialogue.scoring"
 
@@ -39,6 +41,8 @@ def parser(config=None):
     p.add_argument("--cache-dir", help="the datasets cache to build the rows in")
     p.add_argument("--predictions", required=True, help="the predictions file (JSON Lines)")
     p.add_argument("--output", help="where to write the metrics (default: standard output)")
+    p.add_argument("--per-row", metavar="PATH",
+                   help="also write each row's own scores there, as JSON Lines (docs/scoring.md, \"Per-row scores\")")
     p.add_argument("--allow-missing", action="store_true",
                    help="score a row without a prediction as a miss (counted) instead of failing")
     if config is not None:
@@ -64,14 +68,35 @@ def run(args):
                     if value}
     if args.no_checks:
         load_options["verification_mode"] = "no_checks"
+    if args.per_row:
+        check_per_row_path(args.per_row, args.predictions, args.data_dir, args.checksums)
+        if args.output and os.path.realpath(args.output) == os.path.realpath(args.per_row):
+            raise ConfigError(f"--per-row {args.per_row}: the same file as --output; name another file")
     metrics = score(args.corpus, args.config, args.split, args.predictions, variant=args.variant,
                     data_dir=args.data_dir, options=options, load_options=load_options,
-                    allow_missing=args.allow_missing, **{name: getattr(args, name) for name in config_flags})
+                    allow_missing=args.allow_missing, **{name: getattr(args, name) for name in config_flags},
+                    **({"per_row": True} if args.per_row else {}))
+    if args.per_row:
+        write_per_row(metrics.pop("per_row"), args.per_row)
     if args.output:
         write_metrics(metrics, args.output)
     else:
         print(json.dumps(metrics, indent=2, sort_keys=True))
     return metrics
+
+
+def check_per_row_path(path, *inputs):
+    """``--per-row PATH`` must name a file in an existing folder, and neither an input file
+    nor a file inside an input folder: checked before the work starts."""
+    target = os.path.realpath(path)
+    if os.path.isdir(target):
+        raise ConfigError(f"--per-row {path}: a folder, not a file")
+    if not os.path.isdir(os.path.dirname(target)):
+        raise ConfigError(f"--per-row {path}: the folder {os.path.dirname(path) or '.'} does not exist")
+    for given in filter(None, inputs):
+        source = os.path.realpath(given)
+        if target == source or target.startswith(source.rstrip(os.sep) + os.sep):
+            raise ConfigError(f"--per-row {path}: that is an input ({given}); name another file")
 
 
 def main(argv=None):

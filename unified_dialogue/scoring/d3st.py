@@ -6,14 +6,38 @@ SGD-format predictions of the same states."""
 from ..views.d3st_text import Legend, LegendError, parse
 from ..views.dst import empty_frame
 from .dst import ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL, \
-    score_dst
+    Turn, read_frames, row_values, score_dst, service_slots, turn_scores
 from .rows import ScoringError, fail, get, pair
 
 # What level ``dst`` does not predict, left out of its metrics.
 INTENT_METRICS = (ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL)
 
 
-def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn=False, allow_missing=False):
+def row_scores(text, row, *, use_fuzzy_match=True):
+    """The per-row scores of one D3ST text: ``(scores, problems)``. A ``d3st`` row is one
+    frame of a turn, so its scores are that frame's (``frames``: 1), read with the row's
+    legend, as ``score_d3st`` scores it (without the intent and requested-slot metrics for
+    level ``dst``); a text of None (no prediction) is an empty frame."""
+    where = f"row {row['id']}"
+    try:
+        legend = Legend.from_row(get(row, "legend", dict, where))
+    except LegendError as error:
+        fail(where, str(error))
+    frames, problems = parse(text, legend) if text is not None else ([empty_frame(legend.service)], [])
+    reference = get(row, "frame", dict, where)
+    turn = Turn(row.get("dialogue_id", ""), row.get("turn_index", 0), "",
+                read_frames({"frames": [{"service": reference["service"], "slots": None, "state": reference["state"]}]},
+                            where), read_frames({"frames": frames}, where))
+    slots = service_slots([{"service_name": legend.service,
+                            "slots": [{"name": s.name, "is_categorical": s.categorical} for s in legend.slots]}])
+    values = row_values(turn_scores(turn, slots, use_fuzzy_match))
+    if legend.level == "dst":
+        values = {metric: value for metric, value in values.items() if metric not in INTENT_METRICS}
+    return values, problems
+
+
+def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn=False, allow_missing=False,
+               per_row=False):
     """The DSTC8 metrics of D3ST outputs for ``d3st`` rows.
 
     Args:
@@ -25,6 +49,9 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
             non-categorical value that has capitals).
         joint_acc_across_turn: joint accuracies across the services of a turn.
         allow_missing: score a row without a prediction as an empty frame instead of failing.
+        per_row: add ``"per_row"``: each row's scores (``row_scores``) in the rows' order,
+            ``{"id", <metric>: value, ..., "frames": 1}``; not with ``joint_acc_across_turn``,
+            whose joint accuracies belong to a turn, not to one of its frames.
 
     Returns:
         ``{group: {metric: value}}`` as ``score_dst`` returns it (without the intent and
@@ -43,6 +70,9 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
         >>> score_d3st({row["id"]: row["target"] for row in rows}, rows)["#ALL_SERVICES"]  # doctest: +SKIP
         {'active_intent_accuracy': 1.0, 'average_cat_accuracy': 1.0, ...}
     """
+    if per_row and joint_acc_across_turn:
+        raise ScoringError("per_row scores a d3st row, one frame of a turn: it does not apply with "
+                           "joint_acc_across_turn (a joint accuracy across the frames of a turn)")
     pairs = pair(predictions, rows, allow_missing=allow_missing)
     turns, references, slots_of, seen, levels = {}, {}, {}, set(), set()
     malformed, problems_of = list(pairs.malformed), {}
@@ -93,4 +123,7 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
                    for group, values in metrics.items()}
     metrics.update(malformed=len(malformed), malformed_ids=malformed, malformed_problems=problems_of,
                    frames_not_predicted=not_predicted, missing=len(pairs.absent), missing_ids=pairs.absent)
+    if per_row:
+        metrics["per_row"] = [{"id": row["id"], **row_scores(text, row, use_fuzzy_match=use_fuzzy_match)[0]}
+                              for row, text in pairs]
     return metrics

@@ -9,6 +9,8 @@ metrics that ``write_metrics`` writes.
 """
 
 import json
+import os
+import tempfile
 
 from ..core.errors import UnifiedDialogueError
 
@@ -103,6 +105,20 @@ def write_metrics(metrics, path):
     newline."""
     with open(path, "w") as f:
         json.dump(metrics, f, indent=2, separators=(",", ": "), sort_keys=True)
+
+
+def write_per_row(records, path):
+    """Per-row scores as JSON Lines, one record a line, written whole or not at all (a
+    temporary file beside ``path``, then renamed onto it)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".per-row-", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 # ---------------------------------------------------------------- pairing

@@ -137,7 +137,43 @@ def gold_call(row):
     raise ScoringError(f"row {row['id']}: the gold call {name} is not one of the row's tools")
 
 
-def score_tool_calls(predictions, rows, *, allow_missing=False):
+def gold_of(row):
+    """``(name, {slot: compared value}, properties)`` of a row's gold call, as ``row_scores``
+    takes it."""
+    name, arguments, properties = gold_call(row)
+    return name, {slot: value_key(value, properties.get(slot)) for slot, value in arguments.items()}, properties
+
+
+def row_scores(text, gold):
+    """The per-row scores of one output: ``(scores, malformed)``, where ``gold`` is
+    ``gold_of(row)`` and ``text`` None means no prediction.
+
+    ``scores``: ``call_accuracy`` and ``joint_accuracy`` (1.0 or 0.0), ``argument_f1`` (the
+    row's own F1 over (slot, value) pairs; 0.0 for a wrong function or an unreadable
+    output; 1.0 for a right call where neither side has an argument), and the counts the
+    corpus's micro-averaged argument precision and recall add up: ``arguments_right``,
+    ``arguments_predicted``, ``arguments_gold``, ``extra_calls``."""
+    name, gold, properties = gold
+    scores = dict(call_accuracy=0.0, joint_accuracy=0.0, argument_f1=0.0, arguments_right=0,
+                  arguments_predicted=0, arguments_gold=len(gold), extra_calls=0)
+    if text is None:
+        return scores, False
+    try:
+        (predicted_name, predicted_arguments), *extra = parse_tool_calls(text)
+    except MalformedOutput:
+        return scores, True
+    predicted = {slot: value_key(value, properties.get(slot)) for slot, value in predicted_arguments.items()}
+    scores.update(arguments_predicted=len(predicted), extra_calls=len(extra))
+    if predicted_name == name:
+        right = sum(slot in gold and gold[slot] == value for slot, value in predicted.items())
+        precision = right / len(predicted) if predicted else float(not gold)
+        recall = right / len(gold) if gold else float(not predicted)
+        scores.update(call_accuracy=1.0, joint_accuracy=float(predicted == gold), arguments_right=right,
+                      argument_f1=2 * precision * recall / (precision + recall) if precision + recall else 0.0)
+    return scores, False
+
+
+def score_tool_calls(predictions, rows, *, allow_missing=False, per_row=False):
     """Score predicted tool calls against ``agent-call-chat`` rows.
 
     Args:
@@ -145,6 +181,9 @@ def score_tool_calls(predictions, rows, *, allow_missing=False):
         rows: the ``agent-call-chat`` rows predicted (a ``datasets.Dataset`` or a list of
             dicts), from either ``datasets`` line.
         allow_missing: count a row without a prediction as a miss, instead of an error.
+        per_row: add ``"per_row"``: each row's ``{"id", ...}`` of ``row_scores``, in the
+            rows' order. ``call_accuracy`` and ``joint_accuracy`` are the means of the rows';
+            the argument precision and recall are the ratios of their summed counts.
 
     Returns:
         ``{"rows", "call_accuracy", "joint_accuracy", "argument_precision",
@@ -159,27 +198,21 @@ def score_tool_calls(predictions, rows, *, allow_missing=False):
     """
     totals = dict(rows=0, names=0, joint=0, right=0, predicted=0, gold=0, extra=0)
     pairs = pair(predictions, rows, allow_missing=allow_missing)
-    malformed = list(pairs.malformed)
+    malformed, records = list(pairs.malformed), []
     for row, text in pairs:
-        name, arguments, properties = gold_call(row)
-        gold = {slot: value_key(value, properties.get(slot)) for slot, value in arguments.items()}
-        totals["rows"] += 1
-        totals["gold"] += len(gold)
-        if text is None:
-            continue
-        try:
-            (predicted_name, predicted_arguments), *extra = parse_tool_calls(text)
-        except MalformedOutput:
+        scores, unreadable = row_scores(text, gold_of(row))
+        if unreadable:
             malformed.append(row["id"])
-            continue
-        predicted = {slot: value_key(value, properties.get(slot)) for slot, value in predicted_arguments.items()}
-        totals["extra"] += len(extra)
-        totals["predicted"] += len(predicted)
-        if predicted_name == name:
-            totals["names"] += 1
-            totals["right"] += sum(slot in gold and gold[slot] == value for slot, value in predicted.items())
-            totals["joint"] += predicted == gold
-    return metrics(totals, malformed, pairs.absent)
+        totals["rows"] += 1
+        for total, key in (("names", "call_accuracy"), ("joint", "joint_accuracy"), ("right", "arguments_right"),
+                           ("predicted", "arguments_predicted"), ("gold", "arguments_gold"), ("extra", "extra_calls")):
+            totals[total] += scores[key]
+        if per_row:
+            records.append({"id": row["id"], **scores})
+    result = metrics(totals, malformed, pairs.absent)
+    if per_row:
+        result["per_row"] = records
+    return result
 
 
 def metrics(totals, malformed, missing):
