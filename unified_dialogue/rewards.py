@@ -57,7 +57,7 @@ def _dst_chat(load, config, split, options, metrics, settings):
     index = {}
     for name, rows in references.items():
         known, slots_of = Schemas.of(schemas[name]), dst_metrics.service_slots(schemas[name])
-        index.update((row["id"], (row, known, slots_of)) for row in rows)
+        index.update((row["id"], (dst_chat.reference_turn(row), known, slots_of)) for row in rows)
 
     def score(text, item):
         reference, known, slots_of = item
@@ -68,7 +68,7 @@ def _dst_chat(load, config, split, options, metrics, settings):
 
 
 def _d3st(load, config, split, options, metrics, settings):
-    index = {row["id"]: row for row in _rows(load, config, split, options)}
+    index = {row["id"]: d3st.Reference.of(row) for row in _rows(load, config, split, options)}
 
     def score(text, row):
         values, problems = d3st.row_scores(text, row, **settings)

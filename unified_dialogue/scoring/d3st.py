@@ -3,6 +3,8 @@ legend (``views.d3st_text.parse``), the frames of a turn put together, and score
 ``scoring.dst.score_dst`` against the rows' reference frames, as the DSTC8 evaluator scores
 SGD-format predictions of the same states."""
 
+from dataclasses import dataclass
+
 from ..views.d3st_text import Legend, LegendError, parse
 from ..views.dst import empty_frame
 from .dst import ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL, \
@@ -13,24 +15,41 @@ from .rows import ScoringError, fail, get, pair
 INTENT_METRICS = (ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL)
 
 
+@dataclass(frozen=True)
+class Reference:
+    """What scoring a ``d3st`` row needs of it, read once (``Reference.of(row)``)."""
+
+    legend: Legend
+    frames: tuple  # the row's reference frame, as scoring.dst.Frame
+    slots: dict  # service_slots of the legend's service
+    where: str
+
+    @classmethod
+    def of(cls, row):
+        where = f"row {get(row, 'id', str, 'd3st row')}"
+        try:
+            legend = Legend.from_row(get(row, "legend", dict, where))
+        except LegendError as error:
+            fail(where, str(error))
+        reference = get(row, "frame", dict, where)
+        frames = read_frames({"frames": [{"service": get(reference, "service", str, where), "slots": None,
+                                          "state": get(reference, "state", dict, where)}]}, where)
+        slots = service_slots([{"service_name": legend.service,
+                                "slots": [{"name": s.name, "is_categorical": s.categorical} for s in legend.slots]}])
+        return cls(legend, frames, slots, where)
+
+
 def row_scores(text, row, *, use_fuzzy_match=True):
     """The per-row scores of one D3ST text: ``(scores, problems)``. A ``d3st`` row is one
     frame of a turn, so its scores are that frame's (``frames``: 1), read with the row's
     legend, as ``score_d3st`` scores it (without the intent and requested-slot metrics for
-    level ``dst``); a text of None (no prediction) is an empty frame."""
-    where = f"row {row['id']}"
-    try:
-        legend = Legend.from_row(get(row, "legend", dict, where))
-    except LegendError as error:
-        fail(where, str(error))
+    level ``dst``); a text of None (no prediction) is an empty frame. ``row``: the row, or
+    its ``Reference``."""
+    reference = row if isinstance(row, Reference) else Reference.of(row)
+    legend = reference.legend
     frames, problems = parse(text, legend) if text is not None else ([empty_frame(legend.service)], [])
-    reference = get(row, "frame", dict, where)
-    turn = Turn(row.get("dialogue_id", ""), row.get("turn_index", 0), "",
-                read_frames({"frames": [{"service": reference["service"], "slots": None, "state": reference["state"]}]},
-                            where), read_frames({"frames": frames}, where))
-    slots = service_slots([{"service_name": legend.service,
-                            "slots": [{"name": s.name, "is_categorical": s.categorical} for s in legend.slots]}])
-    values = row_values(turn_scores(turn, slots, use_fuzzy_match))
+    turn = Turn("", 0, "", reference.frames, read_frames({"frames": frames}, reference.where))
+    values = row_values(turn_scores(turn, reference.slots, use_fuzzy_match))
     if legend.level == "dst":
         values = {metric: value for metric, value in values.items() if metric not in INTENT_METRICS}
     return values, problems

@@ -19,6 +19,7 @@ import argparse
 import collections
 import difflib
 import fnmatch
+import math
 import os
 import re
 import sys
@@ -307,10 +308,12 @@ def row_values(scored, joint_acc_across_turn=False):
     for metric in metrics:
         given = [scores[metric] for _, scores in scored if scores.get(metric) is not None]
         across = joint_acc_across_turn and metric in JOINT_METRICS
+        # plain Python, not numpy: a turn has a few frames, and numpy's call costs more than
+        # the sum (rewards score thousands of turns a step)
         if across:
-            values[metric] = float(np.prod(given)) if given else None
+            values[metric] = float(math.prod(given)) if given else None
         else:
-            values[metric] = float(np.mean(given)) if given else None
+            values[metric] = sum(given) / len(given) if given else None
         count = (1 if given else 0) if across else len(given)
         if count != len(scored):
             weights[metric] = count

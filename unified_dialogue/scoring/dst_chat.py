@@ -10,6 +10,8 @@ predicted one (``frames_not_predicted``) and, with ``allow_missing``, the rows w
 prediction (``missing``, ``missing_ids``), scored as empty texts.
 """
 
+from dataclasses import replace
+
 from ..chat.state import Schemas, parse
 from ..views.dst import empty_frame
 from .dst import Turn, read_frames, row_values, score_dst, turn_scores
@@ -25,12 +27,22 @@ def predicted_frames(text, reference_frames, schemas):
     return frames + [empty_frame(service) for service in absent], problems, len(absent)
 
 
+def reference_turn(reference):
+    """A ``dst`` row as the Turn ``row_scores`` scores a text against (no prediction yet),
+    read once. The utterance only serves slot tagging, which a text (no spans) never has: a
+    row without its context is read the same."""
+    where = f"dialogue {reference['dialogue_id']}, turn {reference['turn_index']}"
+    utterance = reference["context"][-1]["utterance"] if reference.get("context") else ""
+    return Turn(reference["dialogue_id"], reference["turn_index"], utterance,
+                read_frames(reference, f"{where} (reference)"), ())
+
+
 def row_scores(text, reference, schemas, slots_of, *, use_fuzzy_match=True, joint_acc_across_turn=False):
     """The per-row scores of one ``dst-chat`` text: ``(scores, problems)``.
 
     Args:
         text: the predicted state text (None: no prediction, scored as an empty text).
-        reference: the turn's ``dst`` row.
+        reference: the turn's ``dst`` row, or its ``reference_turn``.
         schemas: ``chat.state.Schemas`` of the split's schemas (what ``parse`` reads with).
         slots_of: ``scoring.dst.service_slots`` of the split's schemas.
         use_fuzzy_match, joint_acc_across_turn: as for ``score_dst_chat``.
@@ -40,13 +52,9 @@ def row_scores(text, reference, schemas, slots_of, *, use_fuzzy_match=True, join
         ``frames``, ``weights``), and the problems of reading the text (malformed where any).
         ``score_dst_chat(per_row=True)`` gives the same values through the same functions.
     """
-    frames, problems, _ = predicted_frames(text, reference["frames"], schemas)
-    where = f"dialogue {reference['dialogue_id']}, turn {reference['turn_index']}"
-    # The utterance only serves slot tagging, which a text (no spans) never has: a reference
-    # without its context is scored the same.
-    utterance = reference["context"][-1]["utterance"] if reference.get("context") else ""
-    turn = Turn(reference["dialogue_id"], reference["turn_index"], utterance,
-                read_frames(reference, f"{where} (reference)"), read_frames({"frames": frames}, where))
+    turn = reference if isinstance(reference, Turn) else reference_turn(reference)
+    frames, problems, _ = predicted_frames(text, [{"service": frame.service} for frame in turn.reference], schemas)
+    turn = replace(turn, prediction=read_frames({"frames": frames}, turn.where))
     return row_values(turn_scores(turn, slots_of, use_fuzzy_match), joint_acc_across_turn), problems
 
 
