@@ -123,7 +123,8 @@ def test_every_reward_is_the_per_row_value_of_the_command(build, cache, tmp_path
     records, malformed = per_row_of_the_command(cache, tmp_path, corpus, config, split, texts)
     metrics = [name for name in rewards.TASKS[config].metrics if name in next(iter(records.values()))]
     # (the command scores SER on nlg rows, not on SGD's response rows: chrF alone there)
-    assert rewards.TASKS[config].metrics[0] in metrics and len(metrics) >= 1 + ((corpus, config) != ("sgd", "response-chat"))
+    assert rewards.TASKS[config].metrics[0] in metrics
+    assert len(metrics) >= 1 + ((corpus, config) != ("sgd", "response-chat"))
     functions = make(cache, corpus, config, split, metric=metrics)
     varied = set()
     for function, metric in zip(functions, metrics):
@@ -165,3 +166,15 @@ def test_a_state_without_values_is_right_on_a_turn_whose_gold_has_none(build, ca
     assert call_as_trl(joint, texts) == [1.0] * len(texts)
     gold = gold_texts(build, "sgd", "dst-chat", "validation")
     assert call_as_trl(requested, texts) == [1.0 if gold[i] == text else 0.0 for i, text in texts.items()]
+
+
+def test_the_benchmark_times_each_reward_and_its_baseline_on_a_copy(tmp_path):
+    from unified_dialogue.tools import bench_rewards
+
+    lines = []
+    results = bench_rewards.run(str(fixture_dir("sgd")), size=5, repeat=2, cache_dir=str(tmp_path / "cache"),
+                                out=lines.append)
+    assert set(results) == set(bench_rewards.CONFIGS) and len(lines) == 1 + len(bench_rewards.CONFIGS)
+    for timings in results.values():
+        assert {"reward", "corpus scorer (baseline)", "construction (once)"} == set(timings)
+        assert all(wall > 0 and cpu >= 0 for wall, cpu in timings.values())

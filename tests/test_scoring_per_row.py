@@ -158,7 +158,7 @@ def test_a_per_row_path_onto_an_input_a_folder_or_the_output_is_refused_before_a
     before = predictions.read_bytes()
     path = {"predictions": predictions, "folder": tmp_path, "no-folder": tmp_path / "nowhere" / "rows.jsonl",
             "output": tmp_path / "metrics.json"}[target]
-    done = subprocess.run(command(cache, predictions, "--per-row", str(path), "--output", str(tmp_path / "metrics.json")),
-                          capture_output=True, text=True)
+    done = subprocess.run(command(cache, predictions, "--per-row", str(path), "--output",
+                                  str(tmp_path / "metrics.json")), capture_output=True, text=True)
     assert done.returncode == 2 and "--per-row" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert predictions.read_bytes() == before and not (tmp_path / "metrics.json").exists()

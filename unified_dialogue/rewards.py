@@ -35,11 +35,13 @@ GENERATION_METRICS = ("sentence_chrf", "slot_accuracy", "knowledge_f1", "knowled
 
 # ---------------------------------------------------------------- what each config loads
 
-def _rows(load, config, split, options=None):
+def _rows(load, config, split, options=None, columns=None):
     """The rows of a config as plain dicts, of one split or of every split (ids are unique
-    across splits)."""
+    across splits), with only those of ``columns`` they have (the prompts are never read)."""
     loaded = load(config, split, **(options or {}))
     parts = loaded.values() if hasattr(loaded, "keys") else [loaded]
+    if columns is not None:
+        parts = [part.select_columns([name for name in part.column_names if name in columns]) for part in parts]
     return [row for part in parts for row in part.to_list()]
 
 
@@ -68,7 +70,8 @@ def _dst_chat(load, config, split, options, metrics, settings):
 
 
 def _d3st(load, config, split, options, metrics, settings):
-    index = {row["id"]: d3st.Reference.of(row) for row in _rows(load, config, split, options)}
+    rows = _rows(load, config, split, options, ("id", "legend", "frame"))
+    index = {row["id"]: d3st.Reference.of(row) for row in rows}
 
     def score(text, row):
         values, problems = d3st.row_scores(text, row, **settings)
@@ -78,7 +81,8 @@ def _d3st(load, config, split, options, metrics, settings):
 
 
 def _tool_calls(load, config, split, options, metrics, settings):
-    index = {row["id"]: tools.gold_of(row) for row in _rows(load, config, split, options)}
+    rows = _rows(load, config, split, options, ("id", "completion", "tools"))
+    index = {row["id"]: tools.gold_of(row) for row in rows}
     return index, tools.row_scores
 
 
@@ -86,7 +90,8 @@ def _generation(load, config, split, options, metrics, settings):
     """nlg, response and their chat configs: the view's rows (references, acts, knowledge),
     the schemas of every split where the slot accuracy is asked for."""
     view = config.removesuffix(SUFFIX)
-    rows = _rows(load, view, split, options if view == config else None)
+    rows = _rows(load, view, split, options if view == config else None,
+                 ("id", "references", "target", "response", "completion", "dialog_acts", "service", "knowledge"))
     scored = [name for name, keys in generation.ROW_METRICS.items() if any(key in metrics for key in keys)]
     noncategorical = None
     if "ser" in scored:
@@ -233,7 +238,8 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
     Example:
         >>> jga, rsf = reward("sgd", "dst-chat", "train", metric=["joint_goal_accuracy", "requested_slots_f1"],
         ...                   data_dir="sgd")  # doctest: +SKIP
-        >>> GRPOTrainer(model, reward_funcs=[jga, rsf], args=GRPOConfig(reward_weights=[1.0, 0.5]), ...)  # doctest: +SKIP
+        >>> config = GRPOConfig(reward_weights=[1.0, 0.5])  # doctest: +SKIP
+        >>> GRPOTrainer(model, reward_funcs=[jga, rsf], args=config, ...)  # doctest: +SKIP
     """
     from .api import load as load_config
 

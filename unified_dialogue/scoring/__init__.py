@@ -100,7 +100,8 @@ def flags(config):
     """The scorer flags of a config's scorer: ``{name: default}`` of its keyword-only
     arguments with a bool, int, float or str default (other than ``allow_missing`` and ``per_row``)."""
     parameters = inspect.signature(scorer(config)).parameters.values()
-    return {p.name: p.default for p in parameters if p.kind is p.KEYWORD_ONLY and p.name not in ("allow_missing", "per_row")
+    return {p.name: p.default for p in parameters
+            if p.kind is p.KEYWORD_ONLY and p.name not in ("allow_missing", "per_row")
             and isinstance(p.default, (bool, int, float, str))}
 
 
