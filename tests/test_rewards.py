@@ -53,14 +53,14 @@ class Log:
         self.calls.append((args, kwargs))
 
 
-def call_as_trl(function, texts, conversational=True, **columns):
+def call_as_trl(function, texts, conversational=True, log_metric=None):
     """``function`` called as GRPOTrainer._calculate_rewards calls it."""
     ids = list(texts)
     completions = [[{"role": "assistant", "content": text}] if conversational else text for text in texts.values()]
     prompts = [[{"role": "user", "content": "..."}] if conversational else "..." for _ in ids]
     return function(prompts=prompts, completions=completions, completion_ids=[[1, 2, 3] for _ in ids], id=ids,
                     dialogue_id=[i.rsplit("/", 1)[0] for i in ids], turn_index=list(range(len(ids))),
-                    trainer_state=object(), log_extra=Log(), log_metric=Log(), **columns)
+                    trainer_state=object(), log_extra=Log(), log_metric=log_metric or Log())
 
 
 @pytest.mark.parametrize("corpus, config, split", CASES)
@@ -79,7 +79,9 @@ def test_an_unreadable_text_scores_zero_with_every_metric(build, cache, corpus, 
     texts = dict.fromkeys(gold_texts(build, corpus, config, split), UNREADABLE)
     texts[next(iter(texts))] = ""
     for function in functions:
-        assert call_as_trl(function, texts) == [0.0] * len(texts), function.__name__
+        log = Log()
+        assert call_as_trl(function, texts, log_metric=log) == [0.0] * len(texts), function.__name__
+        assert log.calls == [((f"{function.__name__}/malformed", 1.0), {})]
 
 
 def test_a_completion_that_is_no_text_scores_zero_and_tool_calls_of_a_message_are_read(build, cache):

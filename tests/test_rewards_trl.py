@@ -60,4 +60,5 @@ def test_one_grpo_step_calls_the_rewards_with_the_rows_ids_and_logs_them_by_name
     logged = {key: value for entry in trainer.state.log_history for key, value in entry.items()}
     for function in functions:
         assert 0.0 <= logged[f"rewards/{function.__name__}/mean"] <= 1.0
+        assert 0.0 <= logged[f"{function.__name__}/malformed"] <= 1.0  # through GRPOTrainer's log_metric
     assert trainer.state.global_step == 1

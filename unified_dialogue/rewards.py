@@ -199,6 +199,9 @@ class Reward:
 
     def __call__(self, prompts=None, completions=None, completion_ids=None, **columns):
         records = self.scores.of(columns.get("id"), list(completions or []))
+        log_metric = columns.get("log_metric")
+        if callable(log_metric) and records:  # GRPOTrainer's: the share of unreadable texts, logged by step
+            log_metric(f"{self.__name__}/malformed", sum(record is None for record in records) / len(records))
         return [0.0 if record is None else _value(record.get(self.metric)) for record in records]
 
     def __repr__(self):
