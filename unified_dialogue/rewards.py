@@ -69,21 +69,22 @@ def _dst_chat(load, config, split, options, metrics, settings):
     return index, score
 
 
-def _d3st(load, config, split, options, metrics, settings):
-    rows = _rows(load, config, split, options, ("id", "legend", "frame"))
-    index = {row["id"]: d3st.Reference.of(row) for row in rows}
+def own_rows(row_scores, read=None, columns=None):
+    """A ``Task.prepare`` for a scorer whose per-row function scores a text against a row of
+    the config itself: ``row_scores(text, read(row), **settings)`` -> ``(values, problems)``
+    (a list, or whether the text is malformed). ``read``: what of a row is kept, read once;
+    ``columns``: the columns it needs."""
+    def prepare(load, config, split, options, metrics, settings):
+        rows = _rows(load, config, split, options, columns)
+        index = {row["id"]: read(row) if read else row for row in rows}
 
-    def score(text, row):
-        values, problems = d3st.row_scores(text, row, **settings)
-        return values, bool(problems)
+        def score(text, item):
+            values, problems = row_scores(text, item, **settings)
+            return values, bool(problems)
 
-    return index, score
+        return index, score
 
-
-def _tool_calls(load, config, split, options, metrics, settings):
-    rows = _rows(load, config, split, options, ("id", "completion", "tools"))
-    index = {row["id"]: tools.gold_of(row) for row in rows}
-    return index, tools.row_scores
+    return prepare
 
 
 def _generation(load, config, split, options, metrics, settings):
@@ -112,7 +113,9 @@ class Task:
     """How a config is rewarded: ``prepare(load, config, split, options, metrics, settings)``
     gives ``({id: what scoring the row needs}, score)`` where ``score(text, item)`` is
     ``(per-row values, malformed)``; ``metrics``, the per-row values a reward can be, the
-    first the default; ``settings``, the scorer's options a reward takes."""
+    first the default; ``settings``, the scorer's options a reward takes. A scorer whose
+    per-row function scores a text against a row of its own config is one entry:
+    ``Task(own_rows(module.row_scores), METRICS)``."""
 
     prepare: object
     metrics: tuple
@@ -121,8 +124,9 @@ class Task:
 
 TASKS = {
     "dst-chat": Task(_dst_chat, DST_METRICS, ("use_fuzzy_match", "joint_acc_across_turn")),
-    "d3st": Task(_d3st, DST_METRICS, ("use_fuzzy_match",)),
-    "agent-call-chat": Task(_tool_calls, TOOL_METRICS),
+    "d3st": Task(own_rows(d3st.row_scores, d3st.Reference.of, ("id", "legend", "frame")), DST_METRICS,
+                 ("use_fuzzy_match",)),
+    "agent-call-chat": Task(own_rows(tools.row_scores, tools.gold_of, ("id", "completion", "tools")), TOOL_METRICS),
     "nlg": Task(_generation, GENERATION_METRICS),
     "nlg-chat": Task(_generation, GENERATION_METRICS),
     "response": Task(_generation, GENERATION_METRICS),
