@@ -180,3 +180,14 @@ def test_the_benchmark_times_each_reward_and_its_baseline_on_a_copy(tmp_path):
     for timings in results.values():
         assert {"reward", "corpus scorer (baseline)", "construction (once)"} == set(timings)
         assert all(wall > 0 and cpu >= 0 for wall, cpu in timings.values())
+
+
+@pytest.mark.parametrize("config", ["dst-chat", "nlg-chat"])
+def test_without_a_split_the_rows_of_every_split_are_rewarded_each_with_its_own_schemas(build, cache, config):
+    function = make(cache, "sgd", config, None, metric=["joint_goal_accuracy" if config == "dst-chat"
+                                                        else "slot_accuracy"])[0]
+    splits = build("sgd", config)
+    assert len(splits) > 1
+    for split in splits:
+        texts = gold_texts(build, "sgd", config, split)
+        assert call_as_trl(function, texts) == [1.0] * len(texts), split
