@@ -153,6 +153,10 @@ def test_several_metrics_give_one_function_each_and_unknown_names_are_refused(ca
         make(cache, "sgd", "dst-chat", "validation", metric="bleu")
     with pytest.raises(ScoringError, match="no reward for config 'dst'"):
         make(cache, "sgd", "dst", "validation")
+    with pytest.raises(ScoringError, match="nlg-chat: the knowledge scores need a knowledge sentence"):
+        make(cache, "sgd", "nlg-chat", "validation", metric="knowledge_f1")
+    with pytest.raises(ScoringError, match="response-chat: slot_accuracy needs the acts and schemas of SGD"):
+        make(cache, "faithdial", "response-chat", "test_topic", metric="slot_accuracy")
 
 
 def test_a_state_without_values_is_right_on_a_turn_whose_gold_has_none(build, cache):
@@ -191,3 +195,26 @@ def test_without_a_split_the_rows_of_every_split_are_rewarded_each_with_its_own_
     for split in splits:
         texts = gold_texts(build, "sgd", config, split)
         assert call_as_trl(function, texts) == [1.0] * len(texts), split
+
+
+@pytest.mark.parametrize("corpus, config, split", CASES)
+def test_no_text_makes_a_reward_raise_and_every_value_is_in_the_unit_interval(build, cache, corpus, config, split):
+    from hypothesis import given, settings, strategies as st
+
+    metrics = [name for name in rewards.TASKS[config].metrics
+               if not name.startswith(("slot_accuracy", "knowledge")[corpus == "sgd"])]
+    functions = make(cache, corpus, config, split, metric=metrics)
+    gold = list(gold_texts(build, corpus, config, split).items())
+    pieces = st.sampled_from([text for _, text in gold] + ["{", "}", "[", "]", '"', ";", "=", ":", "|", "\n",
+                                                         "<tool_call>", "```", "[states]", "NONE"])
+    texts = st.one_of(st.text(max_size=200), st.lists(st.one_of(pieces, st.text(max_size=5)), max_size=8).map("".join))
+
+    @settings(max_examples=60, deadline=None, database=None)
+    @given(st.lists(texts, min_size=1, max_size=4))
+    def check(written):
+        batch = {gold[k % len(gold)][0]: text for k, text in enumerate(written)}
+        for function in functions:
+            for value in call_as_trl(function, batch):
+                assert value is None or 0.0 <= value <= 1.0
+
+    check()

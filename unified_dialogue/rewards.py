@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from . import registry
 from .chat import SUFFIX
 from .chat.state import Schemas
+from .core.errors import ConfigError
 from .scoring import d3st, dst_chat, generation, tools
 from .scoring import dst as dst_metrics
 from .scoring.gem import chrf_references
@@ -94,9 +95,17 @@ def _generation(load, config, split, options, metrics, settings):
     rows = _rows(load, view, split, options if view == config else None,
                  ("id", "references", "target", "response", "completion", "dialog_acts", "service", "knowledge"))
     scored = [name for name, keys in generation.ROW_METRICS.items() if any(key in metrics for key in keys)]
+    # a metric the rows cannot give is refused now, not at a training step
+    if "knowledge" in scored and not all(isinstance(row.get("knowledge"), str) for row in rows):
+        raise ScoringError(f"{config}: the knowledge scores need a knowledge sentence on every row (FaithDial's "
+                           "rows have one); these rows do not")
     noncategorical = None
     if "ser" in scored:
-        noncategorical = noncategorical_slots(_rows(load, "schema", split))
+        try:
+            noncategorical = noncategorical_slots(_rows(load, "schema", split))
+        except ConfigError:  # a corpus without schemas
+            raise ScoringError(f"{config}: slot_accuracy needs the acts and schemas of SGD; this corpus has no "
+                               "schema config") from None
     index = {row["id"]: [row, None] for row in rows}
 
     def score(text, item):
