@@ -1,6 +1,6 @@
-"""Reward functions for reinforcement learning with TRL (``GRPOTrainer``, ``RLOOTrainer``, online
-DPO): each the per-row score that the scoring command writes with ``--per-row``, for the row a
-completion answers. docs/rl.md shows them in a training run.
+"""Reward functions for reinforcement learning with TRL (``GRPOTrainer``, ``RLOOTrainer``): each
+the per-row score that the scoring command writes with ``--per-row``, for the row a completion
+answers. docs/rl.md shows them in a training run.
 
     >>> f = reward("sgd", "dst-chat", "train", data_dir="sgd")  # doctest: +SKIP
     >>> f(prompts=prompts, completions=completions, id=ids)  # as GRPOTrainer calls it  # doctest: +SKIP
