@@ -47,6 +47,19 @@ $(VENVH)/.installed: setup.cfg pyproject.toml requirements/harness.txt
 test-harness: $(VENVH)/.installed
 	$(VENVH)/bin/python -m pytest tests/test_harness.py $(PYTEST_ARGS)
 
+# The TRL reward functions in a GRPOTrainer step (docs/rl.md): their own environment, with trl
+# and a CPU torch (requirements/rl.txt says why torch is pinned); not part of `make test`.
+VENVRL ?= .venv-rl
+.PHONY: test-rl
+
+$(VENVRL)/.installed: setup.cfg pyproject.toml requirements/rl.txt requirements/datasets5.txt
+	$(PYTHON) -m venv $(VENVRL)
+	$(VENVRL)/bin/python -m pip install -q -r requirements/rl.txt -e .
+	touch $@
+
+test-rl: $(VENVRL)/.installed
+	$(VENVRL)/bin/python -m pytest tests/test_rewards.py tests/test_rewards_trl.py $(PYTEST_ARGS)
+
 # Byte-exact round trip of a local copy, by the corpus's own check: make roundtrip DATA=path/to/sgd
 roundtrip: $(VENV)/.installed
 	$(VENV)/bin/python -m loaders.$(CORPUS).roundtrip $(DATA)
@@ -83,4 +96,4 @@ bench: $(VENV)/.installed
 		--repeat $(REPEAT) $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(VENV5) build *.egg-info
+	rm -rf $(VENV) $(VENV5) $(VENVRL) build *.egg-info

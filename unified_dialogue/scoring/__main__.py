@@ -3,7 +3,8 @@ corpus's config it answers, and write the metrics as JSON.
 
     python -m unified_dialogue.scoring --corpus sgd --config dst-chat --split test \\
         [--variant v3] [--option NAME=VALUE ...] [--data-dir DIR] \\
-        --predictions predictions.jsonl [--output metrics.json] [--allow-missing] [--quiet] [scorer flags]
+        --predictions predictions.jsonl [--output metrics.json] [--per-row rows.jsonl] [--allow-missing] \\
+        [--quiet] [scorer flags]
 
 The scorer flags are those of the config's scorer (``--help`` with ``--config`` lists them;
 ``dst-chat``: ``--no-use-fuzzy-match``, ``--joint-acc-across-turn``).
@@ -26,7 +27,7 @@ from ..core.errors import ConfigError
 from ..core.options import parse_assignments
 from . import SCORERS, flag_help, flags, score
 from .gem import TOKENIZERS, tokenizer_of
-from .rows import read_predictions, write_metrics
+from .rows import read_predictions, write_metrics, write_per_row
 from .suspicious import warnings
 
 PROG = "python -m unified_dialogue.scoring"
@@ -54,6 +55,9 @@ def parser(config=None):
     p.add_argument("--cache-dir", help="the datasets cache to build the rows in")
     p.add_argument("--predictions", required=True, help="the predictions file (JSON Lines)")
     p.add_argument("--output", help="where to write the metrics (default: standard output); never an input")
+    p.add_argument("--per-row", metavar="PATH",
+                   help="also write each row's own scores there, as JSON Lines (docs/scoring.md, \"Per-row scores\"); "
+                        "never an input")
     p.add_argument("--allow-missing", action="store_true",
                    help="score a row without a prediction as a miss (counted) instead of failing")
     p.add_argument("--quiet", action="store_true", help="no progress bars (there are none when stderr is not "
@@ -94,8 +98,13 @@ def check_paths(args):
         raise ConfigError(f"--predictions {args.predictions}: no such file")
     if args.data_dir and not os.path.isdir(args.data_dir):
         raise ConfigError(f"--data-dir {args.data_dir}: no such folder")
+    inputs = (args.predictions, args.checksums, args.data_dir)
     if args.output:
-        check_output(args.output, "--output", inputs=(args.predictions, args.checksums, args.data_dir))
+        check_output(args.output, "--output", inputs=inputs)
+    if args.per_row:
+        check_output(args.per_row, "--per-row", inputs=inputs)
+        if args.output and os.path.realpath(args.output) == os.path.realpath(args.per_row):
+            raise ConfigError(f"--per-row {args.per_row}: the same file as --output; name another file")
 
 
 def run(args):
@@ -114,7 +123,9 @@ def run(args):
         load_options["verification_mode"] = "no_checks"
     metrics = score(args.corpus, args.config, args.split, predictions, variant=args.variant,
                     data_dir=args.data_dir, options=options, load_options=load_options,
-                    allow_missing=args.allow_missing, **config_flags)
+                    allow_missing=args.allow_missing, **config_flags, **({"per_row": True} if args.per_row else {}))
+    if args.per_row:
+        write_per_row(metrics.pop("per_row"), args.per_row)
     if args.output:
         write_metrics(metrics, args.output)
     else:

@@ -3,17 +3,60 @@ legend (``views.d3st_text.parse``), the frames of a turn put together, and score
 ``scoring.dst.score_dst`` against the rows' reference frames, as the DSTC8 evaluator scores
 SGD-format predictions of the same states."""
 
+from dataclasses import dataclass
+
 from ..views.d3st_text import Legend, LegendError, Unknown, parse
 from ..views.dst import empty_frame
 from .dst import ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL, \
-    score_dst
+    Turn, read_frames, row_values, score_dst, service_slots, turn_scores
 from .rows import ScoringError, fail, get, pair
 
 # What level ``dst`` does not predict, left out of its metrics.
 INTENT_METRICS = (ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL)
 
 
-def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn=False, allow_missing=False):
+@dataclass(frozen=True)
+class Reference:
+    """What scoring a ``d3st`` row needs of it, read once (``Reference.of(row)``)."""
+
+    legend: Legend
+    frames: tuple  # the row's reference frame, as scoring.dst.Frame
+    slots: dict  # service_slots of the legend's service
+    where: str
+
+    @classmethod
+    def of(cls, row):
+        where = f"row {get(row, 'id', str, 'd3st row')}"
+        try:
+            legend = Legend.from_row(get(row, "legend", dict, where))
+        except LegendError as error:
+            fail(where, str(error))
+        reference = get(row, "frame", dict, where)
+        frames = read_frames({"frames": [{"service": get(reference, "service", str, where), "slots": None,
+                                          "state": get(reference, "state", dict, where)}]}, where)
+        slots = service_slots([{"service_name": legend.service,
+                                "slots": [{"name": s.name, "is_categorical": s.categorical} for s in legend.slots]}])
+        return cls(legend, frames, slots, where)
+
+
+def row_scores(text, row, *, use_fuzzy_match=True):
+    """The per-row scores of one D3ST text: ``(scores, problems)``. A ``d3st`` row is one
+    frame of a turn, so its scores are that frame's (``frames``: 1), read with the row's
+    legend, as ``score_d3st`` scores it (without the intent and requested-slot metrics for
+    level ``dst``); a text of None (no prediction) is an empty frame. ``row``: the row, or
+    its ``Reference``."""
+    reference = row if isinstance(row, Reference) else Reference.of(row)
+    legend = reference.legend
+    frames, problems = parse(text, legend) if text is not None else ([empty_frame(legend.service)], [])
+    turn = Turn("", 0, "", reference.frames, read_frames({"frames": frames}, reference.where))
+    values = row_values(turn_scores(turn, reference.slots, use_fuzzy_match))
+    if legend.level == "dst":
+        values = {metric: value for metric, value in values.items() if metric not in INTENT_METRICS}
+    return values, problems
+
+
+def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn=False, allow_missing=False,
+               per_row=False):
     """The DSTC8 metrics of D3ST outputs for ``d3st`` rows.
 
     Args:
@@ -25,6 +68,9 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
             non-categorical value that has capitals).
         joint_acc_across_turn: joint accuracies across the services of a turn.
         allow_missing: score a row without a prediction as an empty frame instead of failing.
+        per_row: add ``"per_row"``: each row's scores (``row_scores``) in the rows' order,
+            ``{"id", <metric>: value, ..., "frames": 1}``; not with ``joint_acc_across_turn``,
+            whose joint accuracies belong to a turn, not to one of its frames.
 
     Returns:
         ``{group: {metric: value}}`` as ``score_dst`` returns it (without the intent and
@@ -46,6 +92,9 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
         >>> score_d3st({row["id"]: row["target"] for row in rows}, rows)["#ALL_SERVICES"]  # doctest: +SKIP
         {'active_intent_accuracy': 1.0, 'average_cat_accuracy': 1.0, ...}
     """
+    if per_row and joint_acc_across_turn:
+        raise ScoringError("per_row scores a d3st row, one frame of a turn: it does not apply with "
+                           "joint_acc_across_turn (a joint accuracy across the frames of a turn)")
     pairs = pair(predictions, rows, allow_missing=allow_missing)
     turns, references, slots_of, seen, levels = {}, {}, {}, set(), set()
     malformed, problems_of = list(pairs.malformed), {}
@@ -102,4 +151,7 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
                    unknown_slots=len(unknown["slot"]), unknown_slots_ids=unknown["slot"],
                    unknown_intents=len(unknown["intent"]), unknown_intents_ids=unknown["intent"],
                    frames_not_predicted=not_predicted, missing=len(pairs.absent), missing_ids=pairs.absent)
+    if per_row:
+        metrics["per_row"] = [{"id": row["id"], **row_scores(text, row, use_fuzzy_match=use_fuzzy_match)[0]}
+                              for row, text in pairs]
     return metrics

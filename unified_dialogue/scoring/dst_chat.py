@@ -12,10 +12,12 @@ one (``frames_not_predicted``) and, with ``allow_missing``, the rows without a p
 (``missing``, ``missing_ids``), scored as empty texts.
 """
 
+from dataclasses import replace
+
 from ..chat.state import Schemas, parse
 from ..chat.text import MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT
 from ..views.dst import empty_frame
-from .dst import score_dst
+from .dst import Turn, read_frames, row_values, score_dst, turn_scores
 from .rows import ScoringError, get, pair
 
 
@@ -28,8 +30,39 @@ def predicted_frames(text, reference_frames, schemas):
     return frames + [empty_frame(service) for service in absent], problems, len(absent)
 
 
+def reference_turn(reference):
+    """A ``dst`` row as the Turn ``row_scores`` scores a text against (no prediction yet),
+    read once. The utterance only serves slot tagging, which a text (no spans) never has: a
+    row without its context is read the same."""
+    where = f"dialogue {reference['dialogue_id']}, turn {reference['turn_index']}"
+    utterance = reference["context"][-1]["utterance"] if reference.get("context") else ""
+    return Turn(reference["dialogue_id"], reference["turn_index"], utterance,
+                read_frames(reference, f"{where} (reference)"), ())
+
+
+def row_scores(text, reference, schemas, slots_of, *, use_fuzzy_match=True, joint_acc_across_turn=False):
+    """The per-row scores of one ``dst-chat`` text: ``(scores, problems)``.
+
+    Args:
+        text: the predicted state text (None: no prediction, scored as an empty text).
+        reference: the turn's ``dst`` row, or its ``reference_turn``.
+        schemas: ``chat.state.Schemas`` of the split's schemas (what ``parse`` reads with).
+        slots_of: ``scoring.dst.service_slots`` of the split's schemas.
+        use_fuzzy_match, joint_acc_across_turn: as for ``score_dst_chat``.
+
+    Returns:
+        ``scoring.dst.row_values`` of the turn (each metric averaged over its frames,
+        ``frames``, ``weights``), and the problems of reading the text (malformed where any).
+        ``score_dst_chat(per_row=True)`` gives the same values through the same functions.
+    """
+    turn = reference if isinstance(reference, Turn) else reference_turn(reference)
+    frames, problems, _ = predicted_frames(text, [{"service": frame.service} for frame in turn.reference], schemas)
+    turn = replace(turn, prediction=read_frames({"frames": frames}, turn.where))
+    return row_values(turn_scores(turn, slots_of, use_fuzzy_match), joint_acc_across_turn), problems
+
+
 def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_schemas=None, load_rows=None,
-                   allow_missing=False, use_fuzzy_match=True, joint_acc_across_turn=False):
+                   allow_missing=False, use_fuzzy_match=True, joint_acc_across_turn=False, per_row=False):
     """The DSTC8 metrics of ``dst-chat`` predictions, read back from their text.
 
     Args:
@@ -46,6 +79,9 @@ def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_sc
         use_fuzzy_match: compare non-categorical values as the evaluator's fuzzy match does
             (the DSTC8 setting); exactly when False.
         joint_acc_across_turn: joint accuracies across the services of a turn (MultiWOZ-style).
+        per_row: add ``"per_row"``: each row's scores in the rows' order, ``{"id", <metric>:
+            value, ..., "frames"}`` (``row_scores``; a row without a prediction is scored as
+            an empty text).
 
     Returns:
         ``score_dst``'s ``{group: {metric: value}}`` (slot tagging is not scored: a text
@@ -88,7 +124,11 @@ def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_sc
         scored.append({"dialogue_id": reference["dialogue_id"], "turn_index": reference["turn_index"],
                        "frames": frames})
     metrics = score_dst(scored, references, schemas, train_schemas, use_fuzzy_match=use_fuzzy_match,
-                        joint_acc_across_turn=joint_acc_across_turn)
+                        joint_acc_across_turn=joint_acc_across_turn, per_row=per_row)
+    if per_row:  # score_dst's records (one per turn, in scoring order) in the rows' order, by row id
+        by_turn = {(record.pop("dialogue_id"), record.pop("turn_index")): record for record in metrics.pop("per_row")}
+        metrics["per_row"] = [{"id": row["id"], **by_turn[turn["dialogue_id"], turn["turn_index"]]}
+                              for (row, _), turn in zip(pairs, scored)]
     metrics.update(counted(ids), frames_not_predicted=not_predicted, missing=len(pairs.absent),
                    missing_ids=pairs.absent)
     return metrics

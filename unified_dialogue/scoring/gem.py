@@ -238,6 +238,36 @@ def chrf(predictions, references):
     return scores
 
 
+_SENTENCE_CHRF = []  # the one CHRF object of sentence_chrf, made on first use
+
+
+def _sentence_metric():
+    if not _SENTENCE_CHRF:
+        from sacrebleu.metrics import CHRF
+
+        _SENTENCE_CHRF.append(CHRF(word_order=0, eps_smoothing=True))  # chrf()'s chrF
+    return _SENTENCE_CHRF[0]
+
+
+def chrf_references(references):
+    """The character n-grams of an item's references, for ``sentence_chrf`` (extracted once
+    where the same references are scored again and again, as rewards do)."""
+    metric = _sentence_metric()
+    return metric._extract_reference_info([metric._preprocess_segment(text) for text in references])
+
+
+def sentence_chrf(prediction, references):
+    """sacrebleu's sentence chrF of one prediction (the settings of ``chrf``'s chrF) divided
+    by 100: the same number as ``CHRF(eps_smoothing=True).sentence_score(prediction,
+    references).score / 100``. ``references``: a list of strings, or ``chrf_references``
+    of one. (The corpus chrF is computed from n-gram counts summed over the items, so it is
+    not the mean of these.)"""
+    metric = _sentence_metric()
+    info = chrf_references(references) if isinstance(references, (list, tuple)) else references
+    statistics = metric._compute_segment_statistics(metric._preprocess_segment(prediction), info)
+    return metric._compute_score_from_stats(statistics).score / 100
+
+
 def ter(predictions, references):
     from sacrebleu.metrics import TER
 

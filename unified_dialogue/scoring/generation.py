@@ -5,8 +5,8 @@ and broken down by any column of the rows. docs/scoring.md says what each number
 """
 
 from ..chat import SUFFIX
-from .gem import LEXICAL_METRICS, gem_scores
-from .knowledge import knowledge_scores
+from .gem import LEXICAL_METRICS, gem_scores, sentence_chrf
+from .knowledge import overlap
 from .rows import ScoringError, pair, shown
 from .ser import noncategorical_slots, row_service, row_slot_values, seen_tag, ser, slot_error, train_service_names
 
@@ -103,6 +103,37 @@ def _group_name(column, value):
     return str(value) if column == "seen" else f"{column}={value}"
 
 
+# ---------------------------------------------------------------- one row
+
+# The per-row metrics (``row_scores``), each in [0, 1], and the corpus metric each serves.
+ROW_METRICS = {"chrf": ("sentence_chrf",), "ser": ("slot_accuracy",),
+               "knowledge": ("knowledge_precision", "knowledge_recall", "knowledge_f1")}
+
+
+def row_scores(text, row, metrics, noncategorical=None, references=None):
+    """The per-row scores of one generated text: for each of ``metrics`` (names of
+    ``ROW_METRICS``), ``sentence_chrf`` (sacrebleu's sentence chrF / 100, ``gem.sentence_chrf``),
+    ``slot_accuracy`` (1.0 where the text has every value of the turn's non-categorical
+    slots, the rule of ``ser.slot_error``: the corpus SER is 100 × (1 − their mean)) and
+    ``knowledge_precision`` / ``_recall`` / ``_f1`` (``knowledge.overlap``: the corpus values
+    are their means). ``noncategorical``: as ``ser.noncategorical_slots`` gives it, for
+    ``ser``; ``references``: the row's references (or ``gem.chrf_references`` of them)
+    where already at hand."""
+    values = {}
+    if "chrf" in metrics:
+        values["sentence_chrf"] = sentence_chrf(text, references if references is not None else references_of(row))
+    if "ser" in metrics:
+        if "dialog_acts" not in row:
+            raise ScoringError(f"row {row.get('id')!r} has no dialog_acts: the slot error rate is scored on nlg "
+                               "(or response) rows, with the same ids as the chat rows")
+        values["slot_accuracy"] = float(not slot_error(row_slot_values(row), text, noncategorical))
+    if "knowledge" in metrics:
+        if not isinstance(row.get("knowledge"), str):
+            raise ScoringError(f"row {row.get('id')!r} has no knowledge sentence to score against")
+        values.update(zip(ROW_METRICS["knowledge"], overlap(text, row["knowledge"])))
+    return values
+
+
 # ---------------------------------------------------------------- scoring
 
 def _metrics_of(pairs, metrics, tokenizer, noncategorical):
@@ -113,18 +144,14 @@ def _metrics_of(pairs, metrics, tokenizer, noncategorical):
     if lexical:
         values.update(gem_scores(predictions, [references_of(row) for row in rows], metrics=lexical,
                                  tokenizer=tokenizer))
-    if "ser" in metrics and pairs:
-        without = next((row["id"] for row in rows if "dialog_acts" not in row), None)
-        if without is not None:
-            raise ScoringError(f"row {without!r} has no dialog_acts: the slot error rate is scored on nlg "
-                               "(or response) rows, with the same ids as the chat rows")
-        values["ser"] = ser([slot_error(row_slot_values(row), text, noncategorical) for row, text in pairs])
-    if "knowledge" in metrics and pairs:
-        knowledge = [row.get("knowledge") for row in rows]
-        if any(not isinstance(sentence, str) for sentence in knowledge):
-            where = next(row["id"] for row, sentence in zip(rows, knowledge) if not isinstance(sentence, str))
-            raise ScoringError(f"row {where!r} has no knowledge sentence to score against")
-        values.update(knowledge_scores(predictions, knowledge))
+    per_row = [name for name in ("ser", "knowledge") if name in metrics]
+    if per_row and pairs:  # the means of the rows' own scores
+        records = [row_scores(text, row, per_row, noncategorical) for row, text in pairs]
+        if "ser" in per_row:
+            values["ser"] = ser([record["slot_accuracy"] == 0.0 for record in records])
+        if "knowledge" in per_row:
+            values.update({name: sum(record[name] for record in records) / len(records)
+                           for name in ROW_METRICS["knowledge"]})
     return values
 
 
@@ -140,7 +167,8 @@ def _default_metrics(rows, schemas):
 
 
 def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_missing=False, tokenizer="fallback",
-                     schemas=None, train_schemas=None, upstream_compat=False, config=None, load_rows=None):
+                     schemas=None, train_schemas=None, upstream_compat=False, config=None, load_rows=None,
+                     per_row=False):
     """Score generated texts against the rows they answer.
 
     Args:
@@ -175,6 +203,10 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
             the train split's for seen and unseen services.
         load_rows: ``load_rows(config, split=None)``, the rows of another config of the same
             corpus, split and variant.
+        per_row: add ``"per_row"``: each scored row's ``{"id", "sentence_chrf", ...}``
+            (``row_scores``: ``sentence_chrf`` always, ``slot_accuracy`` with ``"ser"``, the
+            knowledge scores with ``"knowledge"``), in the rows' order; rows without a
+            prediction (``misses``) are not scored, so not listed.
 
     Returns:
         ``{group: {metric: value}}`` with the group ``"all"``, under GEM-metrics' key names
@@ -216,6 +248,9 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
         for value in sorted(by_value, key=lambda value: (value is None, str(value))):
             groups[_group_name(column, value)] = by_value[value]
     result = {name: _metrics_of(members, metrics, tokenizer, noncategorical) for name, members in groups.items()}
+    if per_row:
+        scored = ["chrf"] + [name for name in ("ser", "knowledge") if name in metrics]
+        result["per_row"] = [{"id": row["id"], **row_scores(text, row, scored, noncategorical)} for row, text in pairs]
     result["misses"] = {"count": len(paired.absent), "ids": paired.absent}
     result["malformed"] = {"count": len(paired.malformed), "ids": paired.malformed}
     return result

@@ -30,12 +30,3 @@ def overlap(prediction, knowledge):
         return 0.0, 0.0, 0.0
     precision, recall = common / len(predicted), common / len(grounding)
     return precision, recall, 2 * precision * recall / (precision + recall)
-
-
-def knowledge_scores(predictions, knowledge):
-    """Mean knowledge precision, recall and F1 of the predictions (lists of equal length)."""
-    scores = [overlap(prediction, sentence) for prediction, sentence in zip(predictions, knowledge)]
-    if not scores:
-        return {}
-    return {name: sum(score[k] for score in scores) / len(scores)
-            for k, name in enumerate(("knowledge_precision", "knowledge_recall", "knowledge_f1"))}

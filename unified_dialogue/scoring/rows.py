@@ -9,6 +9,7 @@ metrics that ``write_metrics`` writes.
 """
 
 import json
+import os
 
 from ..core.errors import UnifiedDialogueError, with_article
 from ..core.sources import argument
@@ -111,6 +112,15 @@ def write_metrics(metrics, path):
     from ..cli import write_atomically
 
     write_atomically(path, metrics_text(metrics))
+
+
+def write_per_row(records, path):
+    """Per-row scores as JSON Lines, one record a line, written atomically
+    (``cli.write_atomically``)."""
+    from ..cli import write_atomically
+
+    write_atomically(path, "".join(json.dumps(record, ensure_ascii=False) + "
+" for record in records))
 
 
 # ---------------------------------------------------------------- pairing

@@ -29,9 +29,11 @@ import json
 import re
 
 from ..chat.agent import loaded
+from ..chat.text import MALFORMED, Problem
 
 from .rows import ScoringError, pair
 
+UNKNOWN_TOOL = "unknown_tool"
 OPEN = "<tool_call>"
 BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.S)
 DECODER = json.JSONDecoder()
@@ -163,7 +165,47 @@ def gold_call(row):
     raise ScoringError(f"row {row['id']}: the gold call {name} is not one of the row's tools")
 
 
-def score_tool_calls(predictions, rows, *, allow_missing=False):
+def gold_of(row):
+    """``(name, {slot: compared value}, properties, the names of the row's tools)`` of a
+    row's gold call, as ``row_scores`` takes it."""
+    name, arguments, properties = gold_call(row)
+    return (name, {slot: value_key(value, properties.get(slot)) for slot, value in arguments.items()}, properties,
+            frozenset(tool["function"]["name"] for tool in row["tools"]))
+
+
+def row_scores(text, gold):
+    """The per-row scores of one output: ``(scores, problems)``, where ``gold`` is
+    ``gold_of(row)`` and ``text`` None means no prediction; ``problems``: a
+    ``chat.text.Problem`` of kind ``malformed`` (no call could be read) or ``unknown_tool``
+    (the call names none of the row's tools), or none.
+
+    ``scores``: ``call_accuracy`` and ``joint_accuracy`` (1.0 or 0.0), ``argument_f1`` (the
+    row's own F1 over (slot, value) pairs; 0.0 for a wrong function or an unreadable
+    output; 1.0 for a right call where neither side has an argument), and the counts the
+    corpus's micro-averaged argument precision and recall add up: ``arguments_right``,
+    ``arguments_predicted``, ``arguments_gold``, ``extra_calls``."""
+    name, gold, properties, tool_names = gold
+    scores = dict(call_accuracy=0.0, joint_accuracy=0.0, argument_f1=0.0, arguments_right=0,
+                  arguments_predicted=0, arguments_gold=len(gold), extra_calls=0)
+    if text is None:
+        return scores, []
+    try:
+        (predicted_name, predicted_arguments), *extra = parse_tool_calls(text)
+    except MalformedOutput as error:
+        return scores, [Problem(MALFORMED, str(error))]
+    problems = [] if predicted_name in tool_names else [Problem(UNKNOWN_TOOL, f"no tool {predicted_name!r}")]
+    predicted = {slot: value_key(value, properties.get(slot)) for slot, value in predicted_arguments.items()}
+    scores.update(arguments_predicted=len(predicted), extra_calls=len(extra))
+    if predicted_name == name:
+        right = sum(slot in gold and gold[slot] == value for slot, value in predicted.items())
+        precision = right / len(predicted) if predicted else float(not gold)
+        recall = right / len(gold) if gold else float(not predicted)
+        scores.update(call_accuracy=1.0, joint_accuracy=float(predicted == gold), arguments_right=right,
+                      argument_f1=2 * precision * recall / (precision + recall) if precision + recall else 0.0)
+    return scores, problems
+
+
+def score_tool_calls(predictions, rows, *, allow_missing=False, per_row=False):
     """Score predicted tool calls against ``agent-call-chat`` rows.
 
     Args:
@@ -171,6 +213,9 @@ def score_tool_calls(predictions, rows, *, allow_missing=False):
         rows: the ``agent-call-chat`` rows predicted (a ``datasets.Dataset`` or a list of
             dicts), from either ``datasets`` line.
         allow_missing: count a row without a prediction as a miss, instead of an error.
+        per_row: add ``"per_row"``: each row's ``{"id", ...}`` of ``row_scores``, in the
+            rows' order. ``call_accuracy`` and ``joint_accuracy`` are the means of the rows';
+            the argument precision and recall are the ratios of their summed counts.
 
     Returns:
         ``{"rows", "call_accuracy", "joint_accuracy", "argument_precision",
@@ -187,29 +232,21 @@ def score_tool_calls(predictions, rows, *, allow_missing=False):
     """
     totals = dict(rows=0, names=0, joint=0, right=0, predicted=0, gold=0, extra=0)
     pairs = pair(predictions, rows, allow_missing=allow_missing)
-    malformed, unknown = list(pairs.malformed), []
+    malformed, unknown, records = list(pairs.malformed), [], []
     for row, text in pairs:
-        name, arguments, properties = gold_call(row)
-        gold = {slot: value_key(value, properties.get(slot)) for slot, value in arguments.items()}
+        scores, problems = row_scores(text, gold_of(row))
+        for problem in problems:
+            (malformed if problem.kind == MALFORMED else unknown).append(row["id"])
         totals["rows"] += 1
-        totals["gold"] += len(gold)
-        if text is None:
-            continue
-        try:
-            (predicted_name, predicted_arguments), *extra = parse_tool_calls(text)
-        except MalformedOutput:
-            malformed.append(row["id"])
-            continue
-        if predicted_name not in {tool["function"]["name"] for tool in row["tools"]}:
-            unknown.append(row["id"])
-        predicted = {slot: value_key(value, properties.get(slot)) for slot, value in predicted_arguments.items()}
-        totals["extra"] += len(extra)
-        totals["predicted"] += len(predicted)
-        if predicted_name == name:
-            totals["names"] += 1
-            totals["right"] += sum(slot in gold and gold[slot] == value for slot, value in predicted.items())
-            totals["joint"] += predicted == gold
-    return metrics(totals, malformed, unknown, pairs.absent)
+        for total, key in (("names", "call_accuracy"), ("joint", "joint_accuracy"), ("right", "arguments_right"),
+                           ("predicted", "arguments_predicted"), ("gold", "arguments_gold"), ("extra", "extra_calls")):
+            totals[total] += scores[key]
+        if per_row:
+            records.append({"id": row["id"], **scores})
+    result = metrics(totals, malformed, unknown, pairs.absent)
+    if per_row:
+        result["per_row"] = records
+    return result
 
 
 def metrics(totals, malformed, unknown, missing):

@@ -17,6 +17,7 @@ train schema has the service). docs/scoring.md says what each metric is.
 
 import collections
 import difflib
+import math
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -269,27 +270,67 @@ def groups_of(service, seen):
     return (ALL_SERVICES, service, service.split("_")[0], SEEN_SERVICES if seen else UNSEEN_SERVICES)
 
 
-def aggregate(turns, slots_of, seen_services, use_fuzzy_match=True, joint_acc_across_turn=False):
+def turn_scores(turn, slots_of, use_fuzzy_match=True):
+    """``((service, scores), ...)``: every metric of each reference frame of a turn (as
+    ``frame_scores``), in the reference's frame order. The one scoring of a turn: corpus
+    metrics average these, per-row ones (``row_values``) too."""
+    predicted = {frame.service: frame for frame in turn.prediction}  # the last one of a service counts
+    scored = []
+    for reference in turn.reference:
+        if reference.service not in predicted:
+            fail(turn.where, f"no predicted frame for service {reference.service}")
+        if reference.service not in slots_of:
+            fail(turn.where, f"service {reference.service} is not in the schema")
+        scored.append((reference.service, frame_scores(reference, predicted[reference.service], turn.utterance,
+                                                       slots_of[reference.service], use_fuzzy_match, turn.where)))
+    return tuple(scored)
+
+
+def row_values(scored, joint_acc_across_turn=False):
+    """A turn's per-row scores from its ``turn_scores``: each metric averaged over the
+    frames that give it a value (None where none does), ``frames`` (the number of reference
+    frames) and, for a metric that fewer frames give a value to, ``weights``: ``{metric:
+    count}``. Averaging the rows' values, each weighted by ``weights.get(metric, frames)``,
+    gives the corpus metric of ``#ALL_SERVICES``. With ``joint_acc_across_turn`` the joint
+    accuracies are the product over the frames, weighted 1 (a turn counts once)."""
+    values, weights = {}, {}
+    metrics = sorted({metric for _, scores in scored for metric in scores})
+    for metric in metrics:
+        given = [scores[metric] for _, scores in scored if scores.get(metric) is not None]
+        across = joint_acc_across_turn and metric in JOINT_METRICS
+        # plain Python, not numpy: a turn has a few frames, and numpy's call costs more than
+        # the sum (rewards score thousands of turns a step)
+        if across:
+            values[metric] = float(math.prod(given)) if given else None
+        else:
+            values[metric] = sum(given) / len(given) if given else None
+        count = (1 if given else 0) if across else len(given)
+        if count != len(scored):
+            weights[metric] = count
+    values["frames"] = len(scored)
+    if weights:
+        values["weights"] = weights
+    return values
+
+
+def aggregate(turns, slots_of, seen_services, use_fuzzy_match=True, joint_acc_across_turn=False, scored_turns=None):
     """Each metric averaged over the frames of each group: ``{group: {metric: value}}``. A
     metric without a value for any frame of a group is left out of it.
 
     With ``joint_acc_across_turn`` a turn counts once per group for the joint accuracies: the
     product of its frames' (MultiWOZ-style joint accuracy across services). Values are kept in
     turn and frame order and averaged with numpy, as in the evaluator, so that the sums are the
-    same to the last bit.
+    same to the last bit. ``scored_turns``, a list, receives ``(turn, turn_scores)`` of each
+    turn (for per-row scores).
     """
     values = collections.defaultdict(lambda: collections.defaultdict(list))
     for turn in turns:
         turn_joint = collections.defaultdict(dict)
-        predicted = {frame.service: frame for frame in turn.prediction}  # the last one of a service counts
-        for reference in turn.reference:
-            if reference.service not in predicted:
-                fail(turn.where, f"no predicted frame for service {reference.service}")
-            if reference.service not in slots_of:
-                fail(turn.where, f"service {reference.service} is not in the schema")
-            scores = frame_scores(reference, predicted[reference.service], turn.utterance,
-                                  slots_of[reference.service], use_fuzzy_match, turn.where)
-            for group in groups_of(reference.service, reference.service in seen_services):
+        scored = turn_scores(turn, slots_of, use_fuzzy_match)
+        if scored_turns is not None:
+            scored_turns.append((turn, scored))
+        for service, scores in scored:
+            for group in groups_of(service, service in seen_services):
                 for metric, value in scores.items():
                     if value is None:
                         continue
@@ -377,7 +418,7 @@ def row_turns(predictions, references):
 
 
 def score_dst(predictions, references, schemas, train_schemas, *, use_fuzzy_match=True,
-              joint_acc_across_turn=False):
+              joint_acc_across_turn=False, per_row=False):
     """The DSTC8 metrics of predicted ``dst`` rows.
 
     Only the predicted turns are scored. Frames are averaged in the order of the
@@ -396,6 +437,9 @@ def score_dst(predictions, references, schemas, train_schemas, *, use_fuzzy_matc
             (the DSTC8 setting); exactly when False.
         joint_acc_across_turn: joint accuracies across the services of a turn
             (MultiWOZ-style).
+        per_row: add ``"per_row"``: one record per predicted turn, in scoring order, with
+            its ``dialogue_id``, ``turn_index`` and the reference row's ``id`` (where it has
+            one), then ``row_values``.
 
     Returns:
         ``{group: {metric: value}}``, the dict the command writes as JSON; the groups are
@@ -413,5 +457,16 @@ def score_dst(predictions, references, schemas, train_schemas, *, use_fuzzy_matc
         >>> score_dst(predictions, rows, schemas["test"], schemas["train"])["#ALL_SERVICES"]  # doctest: +SKIP
         {'active_intent_accuracy': 0.93, ..., 'joint_goal_accuracy': 0.71, ...}
     """
-    return aggregate(row_turns(predictions, references), service_slots(schemas), service_names(train_schemas),
-                     use_fuzzy_match, joint_acc_across_turn)
+    references = list(references) if per_row else references
+    scored = [] if per_row else None
+    metrics = aggregate(row_turns(predictions, references), service_slots(schemas), service_names(train_schemas),
+                        use_fuzzy_match, joint_acc_across_turn, scored)
+    if per_row:
+        ids = {(row["dialogue_id"], row["turn_index"]): row.get("id") for row in references}
+        metrics["per_row"] = records = []
+        for turn, frames in scored:
+            key = (turn.dialogue_id, turn.turn_index)
+            record = {"id": ids[key]} if ids.get(key) is not None else {}
+            record.update(dialogue_id=key[0], turn_index=key[1], **row_values(frames, joint_acc_across_turn))
+            records.append(record)
+    return metrics
