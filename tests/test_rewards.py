@@ -13,7 +13,7 @@ import pytest
 from conftest import checksums, fixture_dir, write_predictions
 from unified_dialogue import rewards
 from unified_dialogue.scoring import ScoringError
-from unified_dialogue.scoring.tools import gold_call, gold_text
+from unified_dialogue.scoring.tool_calls import gold_call, gold_text
 
 # (corpus, config, split): the configs with rewards, on their fixtures.
 CASES = [("sgd", "dst-chat", "validation"), ("sgd", "d3st", "validation"), ("sgd", "agent-call-chat", "validation"),

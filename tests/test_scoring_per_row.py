@@ -11,7 +11,7 @@ import pytest
 from conftest import checksums, fixture_dir, write_predictions
 from unified_dialogue import scoring
 from unified_dialogue.scoring import ScoringError, gem
-from unified_dialogue.scoring.tools import gold_text
+from unified_dialogue.scoring.tool_calls import gold_text
 
 ALL = "#ALL_SERVICES"
 

@@ -33,7 +33,7 @@ def timed(function):
 
 
 def gold_texts(config, rows):
-    from ..scoring.tools import gold_text
+    from ..scoring.tool_calls import gold_text
 
     if config == "d3st":
         return [row["target"] for row in rows]
@@ -54,7 +54,7 @@ def baseline(config, load, rows):
     from ..scoring.d3st import score_d3st
     from ..scoring.dst_chat import score_dst_chat
     from ..scoring.generation import score_generation
-    from ..scoring.tools import score_tool_calls
+    from ..scoring.tool_calls import score_tool_calls
 
     ids = {row["id"] for row in rows}
     if config == "dst-chat":
