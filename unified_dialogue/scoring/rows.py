@@ -119,8 +119,7 @@ def write_per_row(records, path):
     (``cli.write_atomically``)."""
     from ..cli import write_atomically
 
-    write_atomically(path, "".join(json.dumps(record, ensure_ascii=False) + "
-" for record in records))
+    write_atomically(path, "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records))
 
 
 # ---------------------------------------------------------------- pairing
