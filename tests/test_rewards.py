@@ -77,7 +77,8 @@ def test_the_gold_completion_scores_one_with_the_default_reward(build, cache, co
 def test_an_unreadable_text_scores_zero_with_every_metric(build, cache, corpus, config, split):
     functions = make(cache, corpus, config, split, metric=list(rewards.TASKS[config].metrics))
     texts = dict.fromkeys(gold_texts(build, corpus, config, split), UNREADABLE)
-    texts[next(iter(texts))] = ""
+    if config != "dst-chat":  # an empty dst-chat text is readable: a turn without frames
+        texts[next(iter(texts))] = ""
     for function in functions:
         log = Log()
         assert call_as_trl(function, texts, log_metric=log) == [0.0] * len(texts), function.__name__
