@@ -18,7 +18,8 @@ from unified_dialogue.scoring.tool_calls import gold_call, gold_text
 # (corpus, config, split): the configs with rewards, on their fixtures.
 CASES = [("sgd", "dst-chat", "validation"), ("sgd", "d3st", "validation"), ("sgd", "agent-call-chat", "validation"),
          ("sgd", "nlg", "validation"), ("sgd", "nlg-chat", "validation"), ("sgd", "response-chat", "validation"),
-         ("faithdial", "response-chat", "test_topic")]
+         ("faithdial", "response-chat", "test_topic"), ("sgd", "nlu-chat", "validation"),
+         ("ccpe", "nlu-chat", "train")]
 UNREADABLE = "}} not ] what [ any = scorer ; reads"
 
 
@@ -73,11 +74,11 @@ def test_the_gold_completion_scores_one_with_the_default_reward(build, cache, co
 
 
 @pytest.mark.parametrize("corpus, config, split", [case for case in CASES if case[1] in ("dst-chat", "d3st",
-                                                                                       "agent-call-chat")])
+                                                                                       "agent-call-chat", "nlu-chat")])
 def test_an_unreadable_text_scores_zero_with_every_metric(build, cache, corpus, config, split):
     functions = make(cache, corpus, config, split, metric=list(rewards.TASKS[config].metrics))
     texts = dict.fromkeys(gold_texts(build, corpus, config, split), UNREADABLE)
-    if config != "dst-chat":  # an empty dst-chat text is readable: a turn without frames
+    if config not in ("dst-chat", "nlu-chat"):  # an empty text of these is readable: nothing found
         texts[next(iter(texts))] = ""
     for function in functions:
         log = Log()
@@ -132,7 +133,7 @@ def test_every_reward_is_the_per_row_value_of_the_command(build, cache, tmp_path
     varied = set()
     for function, metric in zip(functions, metrics):
         values = call_as_trl(function, texts)
-        expected = [0.0 if i in malformed else records[i][metric] for i in texts]
+        expected = [0.0 if i in malformed else records[i].get(metric) for i in texts]  # None: no value for the row
         assert values == pytest.approx(expected, abs=1e-12), metric
         varied.update(value for value in values if value is not None)
     assert len(varied) > 1 and (config in ("nlg", "nlg-chat", "response-chat") or malformed)

@@ -8,7 +8,7 @@ answers. docs/rl.md shows them in a training run.
 
 A reward never re-computes a metric: ``TASKS`` names, for each config, what to load once and
 the scorer's own per-row function (``scoring.dst_chat.row_scores``, ``scoring.d3st.row_scores``,
-``scoring.tool_calls.row_scores``, ``scoring.generation.row_scores``). A text the scorer counts as
+``scoring.tool_calls.row_scores``, ``scoring.generation.row_scores``, ``scoring.nlu.score_row``). A text the scorer counts as
 malformed (it could not be read whole) gets 0.0, whatever part of it could be read.
 """
 
@@ -20,7 +20,7 @@ from .chat import SUFFIX
 from .chat.state import Schemas
 from .chat.text import MALFORMED
 from .core.errors import ConfigError
-from .scoring import d3st, dst_chat, generation, tool_calls
+from .scoring import d3st, dst_chat, generation, nlu, tool_calls
 from .scoring import dst as dst_metrics
 from .scoring.gem import chrf_references
 from .scoring.ser import noncategorical_slots
@@ -32,6 +32,7 @@ DST_METRICS = (dst_metrics.JOINT_GOAL_ACCURACY, dst_metrics.AVERAGE_GOAL_ACCURAC
                dst_metrics.REQUESTED_SLOTS_RECALL, dst_metrics.JOINT_CAT_ACCURACY, dst_metrics.JOINT_NONCAT_ACCURACY,
                dst_metrics.AVERAGE_CAT_ACCURACY, dst_metrics.AVERAGE_NONCAT_ACCURACY)
 TOOL_METRICS = ("joint_accuracy", "call_accuracy", "argument_f1")
+NLU_METRICS = (nlu.FRAME_EXACT_MATCH, nlu.INTENT_ACCURACY, nlu.SLOT_F1)
 GENERATION_METRICS = ("sentence_chrf", "slot_accuracy", "knowledge_f1", "knowledge_precision", "knowledge_recall")
 
 
@@ -66,6 +67,25 @@ def _dst_chat(load, config, split, options, metrics, settings):
     def score(text, item):
         reference, known, slots_of = item
         values, problems = dst_chat.row_scores(text, reference, known, slots_of, **settings)
+        return values, malformed(problems)
+
+    return index, score
+
+
+def _nlu_chat(load, config, split, options, metrics, settings):
+    """nlu-chat: the ``nlu`` rows with their split's schemas, where the corpus has them."""
+    references = _by_split(load, "nlu", split, ["id", "intents", "spans"])
+    try:
+        schemas = _by_split(load, "schema", split, ["service_name", "intents", "slots"])
+    except ConfigError:  # a corpus without schemas (CCPE-M): no name is unknown
+        schemas = {}
+    index = {}
+    for name, rows in references.items():
+        known = Schemas.of(schemas[name]) if name in schemas else None
+        index.update((row["id"], (row, known)) for row in rows)
+
+    def score(text, item):
+        values, problems = nlu.score_row(text, *item)
         return values, malformed(problems)
 
     return index, score
@@ -145,6 +165,7 @@ TASKS = {
                  ("use_fuzzy_match",)),
     "agent-call-chat": Task(own_rows(tool_calls.row_scores, tool_calls.gold_of, ("id", "completion", "tools")),
                             TOOL_METRICS),
+    "nlu-chat": Task(_nlu_chat, NLU_METRICS),
     "nlg": Task(_generation, GENERATION_METRICS),
     "nlg-chat": Task(_generation, GENERATION_METRICS),
     "response": Task(_generation, GENERATION_METRICS),
@@ -241,10 +262,11 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
     Args:
         corpus: the corpus (``sgd``, ``faithdial``, ...).
         config: the config trained on (``dst-chat``, ``d3st``, ``agent-call-chat``, ``nlg``,
-            ``nlg-chat``, ``response``, ``response-chat``: ``TASKS``).
+            ``nlg-chat``, ``response``, ``response-chat``, ``nlu-chat``: ``TASKS``).
         split: the split whose rows the completions answer; None: every split.
         metric: a per-row metric of the config (``TASKS[config].metrics``; default its first:
-            ``joint_goal_accuracy``, ``joint_accuracy`` or ``sentence_chrf``), or a list of
+            ``joint_goal_accuracy``, ``joint_accuracy``, ``sentence_chrf`` or
+            ``frame_exact_match``), or a list of
             them for one reward function each.
         variant: the corpus's variant (SGD-X's ``v1`` … ``v5``).
         **load_options: ``load``'s arguments (``data_dir``, ``cache_dir``,
