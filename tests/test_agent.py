@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from unified_dialogue import UNIFIED_FEATURES
@@ -23,6 +23,9 @@ from unified_dialogue.scoring.tool_calls import (
 from unified_dialogue.tools import agent_check
 from loaders.sgd import mapping
 
+# Properties of pure functions, fast: 20 times the examples of the hypothesis profile
+# (HYPOTHESIS_PROFILE: ci by default, thorough for many more).
+PURE = settings(max_examples=3 * settings().max_examples)
 VARIANTS = [None, "v1", "v2", "v3", "v4", "v5"]
 
 
@@ -477,6 +480,7 @@ TEXTS = st.one_of(st.sampled_from(NAMES + ["dontcare", "True", "```", "```json\n
                   st.text(max_size=10))
 
 
+@PURE
 @given(TEXTS, TEXTS)
 def test_any_service_and_intent_get_a_valid_name_that_maps_back(service, intent):
     name = agent.tool_name(service, intent)
@@ -491,6 +495,7 @@ def test_any_service_and_intent_get_a_valid_name_that_maps_back(service, intent)
             agent.split_tool_name(name)
 
 
+@PURE
 @given(st.lists(st.tuples(TEXTS, TEXTS), min_size=2, max_size=8, unique=True))
 def test_distinct_pairs_get_distinct_names(pairs):
     assert len({agent.tool_name(*pair) for pair in pairs}) == len(pairs)
@@ -523,6 +528,7 @@ def calls(draw):
     return record_of(draw(TEXTS), draw(TEXTS), slots, arguments, results), arguments, results
 
 
+@settings(max_examples=settings().max_examples)  # two small tables an example
 @given(calls())
 def test_any_arguments_and_results_round_trip_and_the_gold_call_scores_1_in_every_form(drawn):
     record, arguments, results = drawn
@@ -549,9 +555,10 @@ def test_a_value_holding_the_encodings_own_tags_reads_back(value):
 
 
 def imports_of(module):
+    """The modules and names a module imports from (``from . import x``, ``from .x import y``)."""
     tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
-    return {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-            for alias in node.names} | {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    found = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    return {alias.name for node in found for alias in node.names} | {node.module or "" for node in found}
 
 
 def test_the_agent_modules_import_one_way():

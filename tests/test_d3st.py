@@ -12,7 +12,7 @@ from collections import defaultdict
 import msgspec
 import pyarrow as pa
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES
@@ -26,6 +26,9 @@ from unified_dialogue.views import d3st
 from unified_dialogue.views.d3st_text import LEVELS, MULTIPLE_CHOICE, Intent, Legend, LegendError, Slot, Unknown, \
     legend, parse, target
 
+# Properties of pure functions, fast: 20 times the examples of the hypothesis profile
+# (HYPOTHESIS_PROFILE: ci by default, thorough for many more).
+PURE = settings(max_examples=3 * settings().max_examples)
 COMBOS = [(level, data_format, choice, lowercase) for level, data_format, choice, lowercase in itertools.product(
     ("dst", "dst_intent"), ("full_desc", "item_name"), ("none", "a", "1a"), (True, False))]
 SPLITS = {"train": "train", "validation": "dev", "test": "test"}
@@ -594,6 +597,7 @@ def expected_values(legend, slot_values):
     return out
 
 
+@PURE
 @given(schemas_and_states())
 def test_parse_gives_back_the_state_every_target_is_written_from(drawn):
     schema, (slot_values, intent, requested), options, seed = drawn
@@ -612,6 +616,7 @@ def test_parse_gives_back_the_state_every_target_is_written_from(drawn):
     assert again == [frame]
 
 
+@PURE
 @given(st.lists(VALUES, min_size=1, max_size=4), st.sampled_from(DELIMITERS), st.booleans())
 def test_the_escape_rule_writes_values_that_read_back(values, delimiter, lettered):
     from unified_dialogue.views.d3st_syntax import read_values, written_values

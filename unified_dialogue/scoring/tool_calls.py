@@ -5,9 +5,10 @@ Parsed encodings (``parse_tool_calls``): a JSON object ``{"name", "arguments"}``
 ``"parameters"``); a JSON list of such objects; one or more ``<tool_call>…</tool_call>``
 blocks (the closing tag may be cut off; a block that does not parse is passed over);
 OpenAI's ``{"type": "function", "function": {"name", "arguments"}}`` with the arguments as a
-JSON string, or a whole message with ``tool_calls``. The JSON may sit in a code fence or after some text; the first JSON value
-that parses is taken. Output with no call in any of these forms is malformed: a counted
-miss, its id listed. A call naming none of the row's tools is readable: counted as
+JSON string, or a whole message with ``tool_calls``. The JSON may sit in a code fence or
+after some text; the first JSON value that parses is taken (the whole output is tried as
+JSON first, and a block's JSON is read to its own end, so that a value may hold the tags).
+Output with no call in any of these forms is malformed: a counted miss, its id listed. A call naming none of the row's tools is readable: counted as
 ``unknown_tools`` (its id listed), and a miss of the name.
 
 The first call of the output is the prediction (the gold completion holds one call); any

@@ -232,8 +232,8 @@ def context_piece(role, utterance, lowercase):
 def value_text(slot, values, delimiter="=", lowercase=False, compat=False):
     """A slot's values as the target writes them, joined by `` | ``: each option of a
     multiple-choice slot as its letter, any other value by the escape rule
-    (``d3st_syntax``), lowercased with ``lowercase``. With ``compat`` as the generator wrote them: joined as
-    they are (the caller lowercases the whole target)."""
+    (``d3st_syntax``), lowercased with ``lowercase``. With ``compat`` as the generator
+    wrote them: joined as they are (the caller lowercases the whole target)."""
     if compat:
         joined = VALUE_SEPARATOR.join(values)
         if slot.lettered and joined != DONTCARE and joined in slot.values:
