@@ -32,16 +32,13 @@ def work(args):
     if args.command is None:
         print(TASKS)
         return
-    from .samples import read_samples, write_predictions
+    from .samples import prediction_lines, read_samples, write_predictions
 
     predictions = read_samples(args.samples, args.filter)
     if args.output:
         write_predictions(predictions, args.output, inputs=[args.samples])
     else:
-        import json
-
-        sys.stdout.writelines(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n"
-                              for i, t in predictions.items())
+        sys.stdout.writelines(prediction_lines(predictions))
 
 
 def main(argv=None):

@@ -74,6 +74,11 @@ def names(by_filter):
     return ", ".join(sorted(map(str, by_filter)))
 
 
+def prediction_lines(predictions):
+    """``{id: text}`` as the lines of a predictions file."""
+    return [json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n" for i, t in predictions.items()]
+
+
 def write_predictions(predictions, output, inputs=()):
     """Write ``{id: text}`` as a predictions file at ``output``, whole or not at all
     (through a temporary file beside it); ``output`` may not be one of ``inputs``."""
@@ -84,7 +89,7 @@ def write_predictions(predictions, output, inputs=()):
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".predictions-", suffix=".jsonl")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as f:
-            f.writelines(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n" for i, t in predictions.items())
+            f.writelines(prediction_lines(predictions))
         os.replace(temporary, output)
     except BaseException:
         os.unlink(temporary)
