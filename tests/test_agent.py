@@ -23,7 +23,7 @@ from unified_dialogue.scoring.tool_calls import (
 from unified_dialogue.tools import agent_check
 from loaders.sgd import mapping
 
-# Properties of pure functions, fast: 20 times the examples of the hypothesis profile
+# Properties of pure functions, fast: 3 times the examples of the hypothesis profile
 # (HYPOTHESIS_PROFILE: ci by default, thorough for many more).
 PURE = settings(max_examples=3 * settings().max_examples)
 VARIANTS = [None, "v1", "v2", "v3", "v4", "v5"]

@@ -26,7 +26,7 @@ from unified_dialogue.views import d3st
 from unified_dialogue.views.d3st_text import LEVELS, MULTIPLE_CHOICE, Intent, Legend, LegendError, Slot, Unknown, \
     legend, parse, target
 
-# Properties of pure functions, fast: 20 times the examples of the hypothesis profile
+# Properties of pure functions, fast: 3 times the examples of the hypothesis profile
 # (HYPOTHESIS_PROFILE: ci by default, thorough for many more).
 PURE = settings(max_examples=3 * settings().max_examples)
 COMBOS = [(level, data_format, choice, lowercase) for level, data_format, choice, lowercase in itertools.product(
