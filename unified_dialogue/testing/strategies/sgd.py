@@ -26,13 +26,13 @@ active intent when there is none) and an empty slot name (an act without a slot)
 
 from hypothesis import strategies as st
 
+from loaders.sgd.sgdx import FOLDERS, VARIANTS
+
 from ...core.features import NO_INTENT
 from ...views.d3st_text import DONTCARE
 from .files import SourceFiles
 from .text import BOOLEANS, distinct_names, fillers, names, values
 
-FOLDERS = ("train", "dev", "test")
-VARIANTS = ("v1", "v2", "v3", "v4", "v5")
 INTENT_SLOT, COUNT_SLOT = "intent", "count"
 USER_PLAIN_ACTS = ("AFFIRM", "NEGATE", "SELECT", "REQUEST_ALTS", "THANK_YOU", "GOODBYE", "AFFIRM_INTENT",
                    "NEGATE_INTENT")
