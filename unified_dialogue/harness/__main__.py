@@ -9,7 +9,7 @@ standard output without ``--output``.
 import argparse
 import sys
 
-from ..cli import run_command
+from ..cli import check_output, run_command
 from . import TASKS
 
 PROG = "python -m unified_dialogue.harness"
@@ -34,9 +34,11 @@ def work(args):
         return
     from .samples import prediction_lines, read_samples, write_predictions
 
+    if args.output:  # before reading: never onto the samples file, into a folder that is not there
+        check_output(args.output, "--output", inputs=[args.samples])
     predictions = read_samples(args.samples, args.filter)
     if args.output:
-        write_predictions(predictions, args.output, inputs=[args.samples])
+        write_predictions(predictions, args.output)
     else:
         sys.stdout.writelines(prediction_lines(predictions))
 

@@ -5,10 +5,10 @@ rescored and analysed row by row (``python -m unified_dialogue.scoring ... --per
 """
 
 import json
-import os
-import tempfile
 
+from ..cli import write_atomically
 from ..core.errors import UnifiedDialogueError
+from ..scoring.rows import json_lines
 
 
 class SamplesError(UnifiedDialogueError, ValueError):
@@ -41,19 +41,7 @@ def read_samples(path, filter_name=None):
         logged twice, or the filters to choose from.
     """
     by_filter = {}
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = list(f)
-    except (OSError, UnicodeDecodeError) as error:
-        raise SamplesError(f"{path}: cannot be read: {error}") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}: line {number}"
-        try:
-            sample = json.loads(line)
-        except ValueError as error:
-            raise SamplesError(f"{where}: not JSON: {error}") from None
+    for where, sample in json_lines(path, SamplesError):
         name, identifier, text = sample_prediction(sample, where)
         predictions = by_filter.setdefault(name, {})
         if identifier in predictions:
@@ -79,18 +67,7 @@ def prediction_lines(predictions):
     return [json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n" for i, t in predictions.items()]
 
 
-def write_predictions(predictions, output, inputs=()):
+def write_predictions(predictions, output):
     """Write ``{id: text}`` as a predictions file at ``output``, whole or not at all
-    (through a temporary file beside it); ``output`` may not be one of ``inputs``."""
-    for path in inputs:
-        if os.path.exists(output) and os.path.samefile(output, path):
-            raise SamplesError(f"{output}: is the samples file read; give another --output")
-    folder = os.path.dirname(os.path.abspath(output))
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".predictions-", suffix=".jsonl")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as f:
-            f.writelines(prediction_lines(predictions))
-        os.replace(temporary, output)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    (``cli.write_atomically``)."""
+    write_atomically(output, "".join(prediction_lines(predictions)))

@@ -55,6 +55,26 @@ def load_json(path):
         raise ScoringError(f"{path}: cannot be read as JSON: {error}") from None
 
 
+def json_lines(path, error=None):
+    """``(where, value)`` of each non-blank line of a JSON Lines file, ``where`` naming the
+    file and line; a file that cannot be read, or a line that is not JSON, raises ``error``
+    (default ``ScoringError``) naming them."""
+    error = error or ScoringError
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = list(f)
+    except (OSError, UnicodeDecodeError) as problem:
+        raise error(f"{path}: cannot be read: {problem}") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}, line {number}"
+        try:
+            yield where, json.loads(line)
+        except ValueError as problem:
+            raise error(f"{where}: not JSON: {problem}") from None
+
+
 def read_predictions(path):
     """The predictions of a JSON Lines file, ``{id: text}`` in file order.
 
@@ -74,19 +94,7 @@ def read_predictions(path):
         {'sgd/test/1_00000/0': '[states] 0=Los Angeles', ...}
     """
     predictions = {}
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = list(f)
-    except (OSError, UnicodeDecodeError) as error:
-        raise ScoringError(f"{path}: cannot be read: {error}") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}, line {number}"
-        try:
-            record = json.loads(line)
-        except ValueError as error:
-            raise ScoringError(f"{where}: not JSON: {error}") from None
+    for where, record in json_lines(path):
         if not isinstance(record, dict):
             fail(where, f"a JSON {type(record).__name__}, not an object {{\"id\", \"text\"}}")
         identifier = get(record, "id", str, where)
