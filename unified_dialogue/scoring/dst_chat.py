@@ -15,10 +15,10 @@ one (``frames_not_predicted``) and, with ``allow_missing``, the rows without a p
 from dataclasses import replace
 
 from ..chat.state import Schemas, parse
-from ..chat.text import MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT
+from ..chat.text import MALFORMED
 from ..views.dst import empty_frame
 from .dst import Turn, read_frames, row_values, score_dst, turn_scores
-from .rows import ScoringError, get, pair
+from .rows import ScoringError, counted, get, pair
 
 
 def predicted_frames(text, reference_frames, schemas):
@@ -131,18 +131,4 @@ def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_sc
                               for (row, _), turn in zip(pairs, scored)]
     metrics.update(counted(ids), frames_not_predicted=not_predicted, missing=len(pairs.absent),
                    missing_ids=pairs.absent)
-    return metrics
-
-
-# The counts of rows by the kind of problem their text has (``text.Problem.kind``).
-COUNTS = {MALFORMED: "malformed", UNKNOWN_SERVICE: "unknown_services", UNKNOWN_SLOT: "unknown_slots",
-          UNKNOWN_INTENT: "unknown_intents"}
-
-
-def counted(ids):
-    """``{count: n, count_ids: [...]}`` for each kind of problem (``COUNTS``), from ``{kind:
-    ids of the rows whose text has it}``: a row is counted once in each kind it has."""
-    metrics = {}
-    for kind, count in COUNTS.items():
-        metrics.update({count: len(ids.get(kind, [])), f"{count}_ids": ids.get(kind, [])})
     return metrics

@@ -23,8 +23,7 @@ from collections import Counter
 from ..chat.nlu_text import parse
 from ..chat.state import Schemas
 from ..core.errors import ConfigError
-from .dst_chat import counted
-from .rows import ScoringError, get, pair
+from .rows import ScoringError, counted, get, pair
 
 FRAME_EXACT_MATCH, INTENT_ACCURACY = "frame_exact_match", "intent_accuracy"
 SLOT_PRECISION, SLOT_RECALL, SLOT_F1 = "slot_precision", "slot_recall", "slot_f1"

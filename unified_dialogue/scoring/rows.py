@@ -9,8 +9,8 @@ metrics that ``write_metrics`` writes.
 """
 
 import json
-import os
 
+from ..chat.text import MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT
 from ..core.errors import UnifiedDialogueError, with_article
 from ..core.sources import argument
 
@@ -252,3 +252,19 @@ def pair(predictions, rows, *, key="id", allow_missing=False):
         raise ScoringError(f"{len(missing)} row(s) have no prediction: {shown(missing)} "
                            f"({argument('allow_missing')} counts them as misses)")
     return Pairs(pairs, missing, malformed)
+
+
+# ---------------------------------------------------------------- counts of problems
+
+# The counts of rows by the kind of problem their text has (``text.Problem.kind``).
+COUNTS = {MALFORMED: "malformed", UNKNOWN_SERVICE: "unknown_services", UNKNOWN_SLOT: "unknown_slots",
+          UNKNOWN_INTENT: "unknown_intents"}
+
+
+def counted(ids):
+    """``{count: n, count_ids: [...]}`` for each kind of problem (``COUNTS``), from ``{kind:
+    ids of the rows whose text has it}``: a row is counted once in each kind it has."""
+    metrics = {}
+    for kind, count in COUNTS.items():
+        metrics.update({count: len(ids.get(kind, [])), f"{count}_ids": ids.get(kind, [])})
+    return metrics

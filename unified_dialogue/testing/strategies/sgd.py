@@ -31,7 +31,7 @@ from loaders.sgd.sgdx import FOLDERS, VARIANTS
 from ...core.features import NO_INTENT
 from ...views.d3st_text import DONTCARE
 from .files import SourceFiles
-from .text import BOOLEANS, distinct_names, fillers, names, values
+from .text import BOOLEANS, distinct_names, fillers, values
 
 INTENT_SLOT, COUNT_SLOT = "intent", "count"
 USER_PLAIN_ACTS = ("AFFIRM", "NEGATE", "SELECT", "REQUEST_ALTS", "THANK_YOU", "GOODBYE", "AFFIRM_INTENT",
