@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from unified_dialogue import UNIFIED_FEATURES
-from unified_dialogue.chat import agent, agent_call_chat, agent_chat
+from unified_dialogue.chat import agent, agent_call_chat, agent_chat, text
 from unified_dialogue.chat.build import templates
 from unified_dialogue.core.errors import SourceFormatError
 from unified_dialogue.scoring.tool_calls import (
@@ -564,3 +564,17 @@ def imports_of(module):
 def test_the_agent_modules_import_one_way():
     assert not {"agent_chat", "agent_call_chat"} & imports_of(agent)
     assert "agent_call_chat" not in imports_of(agent_chat) and "agent_chat" not in imports_of(agent_call_chat)
+
+
+def test_a_dialogue_the_system_opens_begins_with_the_opening_user_message():
+    record = minimal_record()
+    record["dialog"] = record["dialog"][1:]  # the system turn, with its call, first
+    unified = pa.Table.from_pylist([record], schema=UNIFIED_FEATURES.arrow_schema)
+    (chat,) = agent_chat.table(unified).to_pylist()
+    assert [m["role"] for m in chat["messages"][:3]] == ["system", "user", "assistant"]
+    assert chat["messages"][1]["content"] == text.OPENING and chat["messages"][2]["tool_calls"]
+    (call,) = agent_call_chat.table(unified).to_pylist()
+    assert [m["role"] for m in call["prompt"]] == ["system", "user"]
+    (opened_by_user,) = agent_chat.table(pa.Table.from_pylist([minimal_record()],
+                                                              schema=UNIFIED_FEATURES.arrow_schema)).to_pylist()
+    assert text.OPENING not in [m["content"] for m in opened_by_user["messages"]]

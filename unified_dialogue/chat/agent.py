@@ -40,6 +40,7 @@ from ..core.errors import SourceFormatError
 from ..core.features import INT, STRING
 from ..views.turns import Turns, lengths, relist
 from .build import instruction
+from .text import OPENING, USER
 
 HAS_JSON = hasattr(datasets, "Json")
 # The leaves whose shape varies from one row to the next.
@@ -316,6 +317,9 @@ class Conversations:
         for dialogue in range(len(sizes)):
             self.dialogue_first[dialogue] = len(role)
             role.append("system"), content.append(system), name.append(None)
+            if bounds[dialogue] < bounds[dialogue + 1] and roles[bounds[dialogue]] != "USER":
+                # as in every chat config: templates that need the user first take the row
+                role.append(USER), content.append(OPENING), name.append(None)
             known = {n for s in self.tools.services[dialogue] for n in self.tools.tool_names[s]}
             for turn in range(bounds[dialogue], bounds[dialogue + 1]):
                 self.turn_first[turn] = len(role)
