@@ -96,4 +96,4 @@ bench: $(VENV)/.installed
 		--repeat $(REPEAT) $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(VENV5) $(VENVRL) build *.egg-info
+	rm -rf $(VENV) $(VENV5) $(VENVRL) $(VENVH) build *.egg-info
