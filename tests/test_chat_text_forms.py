@@ -84,6 +84,9 @@ def test_any_state_is_written_alike_by_both_writers_and_read_back_exactly(turn, 
     frames_read, problems = state.parse(written, schemas_of(turn, categorical))
     assert problems == []
     assert frames_read == canonical(turn)
+    assert text.answer(written) == written  # what models wrap an answer in is never part of a gold text
+    wrapped = f"<think>\nThe user wants a table.\n</think>\n\n```text\n{written}\n```"
+    assert state.parse(wrapped, schemas_of(turn, categorical)) == (frames_read, [])
 
 
 @given(st.lists(frames(), max_size=4))
@@ -135,6 +138,7 @@ def test_any_nlu_record_is_written_alike_by_both_writers_and_read_back_exactly(r
     written = module.target(record)
     assert module.targets(nlu_table([record])).to_pylist() == [written]
     assert nlu_text.parse(written) == (read(record), [])
+    assert nlu_text.parse(f"```\n{written}\n```") == (read(record), [])
     # with a schema holding its services and slots (and decoys differing in case): the same
     services = {}
     for span in record["spans"]:

@@ -141,12 +141,16 @@ def command(cache, predictions, *flags, config="dst-chat"):
 
 def test_the_command_writes_the_per_row_scores_as_json_lines_not_in_the_metrics(build, cache, tmp_path):
     texts = rotated(gold_chat(build, "sgd", "dst-chat", "validation"))
+    unreadable = next(iter(texts))
+    texts[unreadable] = "```\n" + texts[unreadable] + "\nno state here"  # read in part: malformed
     predictions = write_predictions(tmp_path / "p.jsonl", texts)
     per_row, output = tmp_path / "rows.jsonl", tmp_path / "metrics.json"
     subprocess.run(command(cache, predictions, "--per-row", str(per_row), "--output", str(output)), check=True)
     written = [json.loads(line) for line in per_row.read_text(encoding="utf-8").splitlines()]
     expected = score(cache, "sgd", "dst-chat", "validation", texts)
-    assert written == json.loads(json.dumps(expected.pop("per_row")))
+    assert expected["malformed_ids"] == [unreadable]
+    records = [dict(record, malformed=record["id"] == unreadable) for record in expected.pop("per_row")]
+    assert written == json.loads(json.dumps(records))
     assert json.loads(output.read_text()) == json.loads(json.dumps(expected))
     assert not list(tmp_path.glob(".*.tmp"))  # no temporary file left
 

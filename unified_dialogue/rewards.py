@@ -12,6 +12,7 @@ the scorer's own per-row function (``scoring.dst_chat.row_scores``, ``scoring.d3
 malformed (it could not be read whole) gets 0.0, whatever part of it could be read.
 """
 
+import inspect
 import json
 from dataclasses import dataclass
 
@@ -20,6 +21,7 @@ from .chat import SUFFIX
 from .chat.state import Schemas
 from .chat.text import MALFORMED
 from .core.errors import ConfigError
+from .core.options import elsewhere
 from .scoring import d3st, dst_chat, generation, nlu, tool_calls
 from .scoring import dst as dst_metrics
 from .scoring.gem import chrf_references
@@ -255,6 +257,21 @@ def _value(value):
     return None if value is None else float(value)
 
 
+def check_load_options(corpus, config, split, load_options):
+    """Refuse, before anything loads, a split the corpus does not have and an argument
+    neither ``load`` nor the config takes (naming the config, and the one that takes it)."""
+    from .api import load, options
+
+    declared = registry.get(corpus)
+    if split is not None and split not in declared.splits:
+        raise ScoringError(f"split {split!r}: {corpus} has the splits {', '.join(declared.splits)}")
+    accepted = set(inspect.signature(load).parameters) | set(options(registry.builder_class(declared), config))
+    unknown = sorted(set(load_options) - accepted)
+    if unknown:
+        raise ConfigError(f"the {config} config of {corpus} takes no option {', '.join(map(repr, unknown))}"
+                          f"{elsewhere(unknown, declared.configs)}")
+
+
 def reward(corpus, config, split=None, *, metric=None, variant=None, **load_options):
     """TRL reward functions of a corpus's config: each completion scored against the row of
     its ``id``, with the scorer's own per-row function.
@@ -301,6 +318,7 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
     settings = {name: load_options.pop(name) for name in task.settings if name in load_options}
     declared = {option.name for option in registry.get(corpus).config(config).options}
     options = {name: load_options.pop(name) for name in list(load_options) if name in declared}
+    check_load_options(corpus, config, split, load_options)
     common = dict(load_options, **({"variant": variant} if variant else {}))
 
     def load(name, split, **config_options):

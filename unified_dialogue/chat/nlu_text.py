@@ -18,13 +18,14 @@ Two lines::
 
 ``parse`` reads such text back into ``{"intents", "spans"}`` (spans as ``{domain, label,
 type, text}``): exactly what was written, and leniently what a model writes (spaces,
-either quote, any case of the line names and of names a schema knows, lines in any order,
+a reasoning block and a code fence around the text (``text.answer``), single quotes
+around a value, any case of the line names and of names a schema knows, lines in any order,
 a cut-off end), reporting what it cannot take as ``text.Problem``s, never raising.
 """
 
 from .state import Schemas
 from .text import (INTENTS, MALFORMED, NONE, SPANS, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, Problem, cut,
-                   is_quoted, key, name, read_value, split_outside_quotes, value)
+                   answer, is_quoted, key, name, read_value, split_outside_quotes, value)
 
 INTENTS_JOIN, SPANS_JOIN = ", ", "; "
 
@@ -65,6 +66,7 @@ def parse(text, schemas=None):
     record, problems = {"intents": None, "spans": []}, []
     if not isinstance(text, str):
         return record, [Problem(MALFORMED, "no text")]
+    text = answer(text)
     for line in split_outside_quotes(text, "\n"):
         if not line.strip():
             continue

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from ..core.features import NO_INTENT
 from ..views.dst import empty_frame
 from .text import (INTENT, MALFORMED, NONE, REQUESTED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, Names, Problem,
-                   cut, is_quoted, key, name, read_value, split_outside_quotes, values)
+                   answer, cut, is_quoted, key, name, read_value, split_outside_quotes, values)
 
 # A slot with no value (none is dropped): bare brackets, which no written value can be.
 NO_VALUES = "[]"
@@ -125,6 +125,7 @@ def parse(text, schemas):
     frames, problems = {}, []
     if not isinstance(text, str):
         return [], [Problem(MALFORMED, "no text")]
+    text = answer(text)
     current = None  # the Service whose items are being read; False after an unknown one
     for line in split_outside_quotes(text, "\n"):
         for position, segment in enumerate(split_outside_quotes(line, ";")):

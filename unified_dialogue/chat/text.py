@@ -35,6 +35,20 @@ NAME_NEEDS_QUOTES = rf"[^A-Za-z0-9_\-]|^$|^(?i:{'|'.join(KEYWORDS)})$"
 _NAME_NEEDS_QUOTES = re.compile(NAME_NEEDS_QUOTES)
 
 
+# What chat models put around an answer: a reasoning block before it, a code fence around it.
+_REASONING = re.compile(r"\s*<think>.*?</think>", re.S)
+_FENCE = re.compile(r"\s*```[^\n]*\n(.*?)\n?```\s*", re.S)
+
+
+def answer(text):
+    """The answer in a model's text: without a leading ``<think>…</think>`` block, and
+    without a code fence around the whole of it. A text the project writes never begins
+    with either (a name that would is quoted), so a gold text is unchanged."""
+    text = _REASONING.sub("", text, count=1) if text.lstrip().startswith("<think>") else text
+    fenced = _FENCE.fullmatch(text)
+    return fenced.group(1) if fenced else text
+
+
 def message(role, content):
     return {"role": role, "content": content}
 

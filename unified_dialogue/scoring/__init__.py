@@ -83,6 +83,11 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
     from ..api import load
 
     function = scorer(config)
+    unknown = sorted(set(scorer_options) - set(inspect.signature(function).parameters) - {"load_rows", "config"})
+    if unknown:  # before any row is loaded
+        raise ScoringError(f"the {config} scorer takes no argument {', '.join(map(repr, unknown))} (its flags: "
+                           f"{', '.join(flags(config)) or 'none'}; load's arguments such as checksums or cache_dir "
+                           f"go in load_options={{...}})")
     if isinstance(predictions, (str, os.PathLike)):
         predictions = read_predictions(predictions)
     common = dict(load_options or {}, **({"variant": variant} if variant else {}),

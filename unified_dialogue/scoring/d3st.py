@@ -5,6 +5,7 @@ SGD-format predictions of the same states."""
 
 from dataclasses import dataclass
 
+from ..chat.text import answer
 from ..views.d3st_text import Legend, LegendError, Unknown, parse
 from ..views.dst import empty_frame
 from .dst import ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL, \
@@ -47,7 +48,7 @@ def row_scores(text, row, *, use_fuzzy_match=True):
     its ``Reference``."""
     reference = row if isinstance(row, Reference) else Reference.of(row)
     legend = reference.legend
-    frames, problems = parse(text, legend) if text is not None else ([empty_frame(legend.service)], [])
+    frames, problems = parse(answer(text), legend) if text is not None else ([empty_frame(legend.service)], [])
     turn = Turn("", 0, "", reference.frames, read_frames({"frames": frames}, reference.where))
     values = row_values(turn_scores(turn, reference.slots, use_fuzzy_match))
     if legend.level == "dst":
@@ -121,7 +122,7 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
         if text is None:  # scored as an empty frame below, as a frame no text predicts
             frames = []
         else:
-            frames, problems = parse(text, legend)
+            frames, problems = parse(answer(text), legend)
             if problems:
                 problems_of[identifier] = problems
             for kind in sorted({p.kind for p in problems if isinstance(p, Unknown)}):

@@ -34,7 +34,7 @@ def warnings(metrics, predicted, *, what="the predictions"):
 
     Example:
         >>> warnings({"malformed": 3, "missing": 0}, 3, what="sgd dst-chat validation")
-        ['warning: none of the 3 predicted texts could be read (malformed: 3): texts of another config or variant?']
+        ['warning: none of the 3 predicted texts could be read whole (malformed: 3): texts of another config or ...']
     """
     missing = count(metrics, "missing")
     missing = count(metrics, "misses") if missing is None else missing
@@ -46,8 +46,9 @@ def warnings(metrics, predicted, *, what="the predictions"):
         return lines
     malformed = count(metrics, "malformed")
     if predicted and malformed is not None and malformed >= predicted:
-        lines.append(f"warning: none of the {predicted} predicted texts could be read (malformed: {malformed}): "
-                     f"texts of another config or variant?")
+        lines.append(f"warning: none of the {predicted} predicted texts could be read whole (malformed: {malformed}; "
+                     f"what could be read is scored): texts of another config or variant, or wrapped in other "
+                     f"text?")
     for key in sorted(k for k in metrics if k.startswith(UNKNOWN) and not k.endswith("_ids")):
         unknown = count(metrics, key)
         if unknown is not None and predicted and unknown > predicted / 2:
