@@ -220,3 +220,22 @@ def test_no_text_makes_a_reward_raise_and_every_value_is_in_the_unit_interval(bu
                 assert value is None or 0.0 <= value <= 1.0
 
     check()
+
+
+@pytest.mark.parametrize("options, words", [
+    ({"split": "dev"}, "split 'dev': sgd has the splits train, validation, test"),
+    ({"level": "dst"}, "the dst-chat config of sgd takes no option 'level'; level is an option of d3st"),
+    ({"bogus": 1}, "the dst-chat config of sgd takes no option 'bogus'"),
+])
+def test_a_split_or_option_the_config_lacks_is_refused_before_anything_loads(tmp_path, options, words):
+    split = options.pop("split", "validation")
+    with pytest.raises(ValueError) as refused:  # ScoringError and ConfigError are ValueErrors
+        rewards.reward("sgd", "dst-chat", split, data_dir=str(tmp_path / "nothing here"), **options)
+    assert str(refused.value) == words
+
+
+def test_a_completion_in_a_code_fence_after_reasoning_scores_as_its_answer(build, cache):
+    function = make(cache, "sgd", "dst-chat", "validation")
+    texts = gold_texts(build, "sgd", "dst-chat", "validation")
+    wrapped = {i: f"<think>\nwhich services?\n</think>\n```\n{t}\n```" for i, t in texts.items()}
+    assert call_as_trl(function, wrapped) == [1.0] * len(texts)

@@ -172,3 +172,10 @@ def test_a_config_without_a_scorer_is_an_error_naming_those_with_one():
     with pytest.raises(ScoringError, match="no scorer for config 'agent-chat': there is one for .*dst-chat"):
         scoring.scorer("agent-chat")
     assert scoring.flags("dst-chat") == {"use_fuzzy_match": True, "joint_acc_across_turn": False}
+
+
+def test_score_refuses_an_argument_its_scorer_does_not_take_before_loading(tmp_path):
+    from unified_dialogue.scoring import ScoringError, score
+
+    with pytest.raises(ScoringError, match="takes no argument 'checksums'.*go in load_options"):
+        score("sgd", "dst-chat", "validation", {}, data_dir=str(tmp_path / "nothing here"), checksums="x.tsv")
