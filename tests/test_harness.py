@@ -27,7 +27,7 @@ GENERATION = {"bleu": ("all", "bleu"), "chrf": ("all", "chrf"), "rougeL": ("all"
 # Each task: (corpus, config, variant, {metric lm-eval reports: where the scorer's result has it}).
 TASK_SPECS = {
     "sgd_dst_chat": ("sgd", "dst-chat", None, {**DST, "malformed": ("malformed",)}),
-    "sgd_d3st": ("sgd", "d3st", None, DST),
+    "sgd_d3st": ("sgd", "d3st", None, {**DST, "malformed": ("malformed",)}),
     "sgd_agent_call": ("sgd", "agent-call-chat", None, {
         "call_accuracy": ("call_accuracy",), "joint_accuracy": ("joint_accuracy",),
         "argument_f1": ("argument_f1",), "malformed": ("malformed",)}),
@@ -92,6 +92,17 @@ def test_lm_eval_reports_what_the_scorer_reports_on_the_same_texts(runs, metadat
     reported = {key.split(",")[0]: value for key, value in results["results"][task].items()
                 if key.endswith(",none") and "_stderr" not in key}
     assert reported == {metric: dig(scored, path) for metric, path in metrics.items()}
+
+
+def test_a_task_file_lists_no_metric_and_each_task_reports_its_configs_declared_metrics(runs):
+    from unified_dialogue.scoring.configs import CONFIGS
+
+    for task, (corpus, config, _, metrics) in TASK_SPECS.items():
+        text = (__import__("pathlib").Path(TASKS) / f"{task}.yaml").read_text()
+        assert "metric_list" not in text
+        declared = {metric.name: (metric.path, metric.higher_is_better) for metric in CONFIGS[config].metrics}
+        assert set(metrics) <= set(declared) and {declared[m][0] for m in metrics} == set(metrics.values())
+        assert runs[False]["higher_is_better"][task] == {m: declared[m][1] for m in metrics}
 
 
 def test_perturbed_texts_score_below_the_gold_ones_on_every_task(runs):

@@ -13,6 +13,7 @@ import pytest
 from conftest import checksums, fixture_dir, write_predictions
 from unified_dialogue import rewards
 from unified_dialogue.scoring import ScoringError
+from unified_dialogue.scoring.configs import CONFIGS
 from unified_dialogue.scoring.tool_calls import gold_call, gold_text
 
 # (corpus, config, split): the configs with rewards, on their fixtures.
@@ -70,13 +71,13 @@ def test_the_gold_completion_scores_one_with_the_default_reward(build, cache, co
     function = make(cache, corpus, config, split)
     values = call_as_trl(function, gold_texts(build, corpus, config, split), conversational)
     assert values == [1.0] * len(values) and len(values) > 3
-    assert function.__name__ == f"{config}_{rewards.TASKS[config].metrics[0]}"
+    assert function.__name__ == f"{config}_{CONFIGS[config].row_metrics[0]}"
 
 
 @pytest.mark.parametrize("corpus, config, split", [case for case in CASES if case[1] in ("dst-chat", "d3st",
                                                                                        "agent-call-chat", "nlu-chat")])
 def test_an_unreadable_text_scores_zero_with_every_metric(build, cache, corpus, config, split):
-    functions = make(cache, corpus, config, split, metric=list(rewards.TASKS[config].metrics))
+    functions = make(cache, corpus, config, split, metric=list(CONFIGS[config].row_metrics))
     texts = dict.fromkeys(gold_texts(build, corpus, config, split), UNREADABLE)
     if config not in ("dst-chat", "nlu-chat"):  # an empty text of these is readable: nothing found
         texts[next(iter(texts))] = ""
@@ -125,9 +126,9 @@ def imperfect(texts):
 def test_every_reward_is_the_per_row_value_of_the_command(build, cache, tmp_path, corpus, config, split):
     texts = imperfect(gold_texts(build, corpus, config, split))
     records, malformed = per_row_of_the_command(cache, tmp_path, corpus, config, split, texts)
-    metrics = [name for name in rewards.TASKS[config].metrics if name in next(iter(records.values()))]
+    metrics = [name for name in CONFIGS[config].row_metrics if name in next(iter(records.values()))]
     # (the command scores SER on nlg rows, not on SGD's response rows: chrF alone there)
-    assert rewards.TASKS[config].metrics[0] in metrics
+    assert CONFIGS[config].row_metrics[0] in metrics
     assert len(metrics) >= 1 + ((corpus, config) != ("sgd", "response-chat"))
     functions = make(cache, corpus, config, split, metric=metrics)
     varied = set()
@@ -203,7 +204,7 @@ def test_without_a_split_the_rows_of_every_split_are_rewarded_each_with_its_own_
 def test_no_text_makes_a_reward_raise_and_every_value_is_in_the_unit_interval(build, cache, corpus, config, split):
     from hypothesis import given, settings, strategies as st
 
-    metrics = [name for name in rewards.TASKS[config].metrics
+    metrics = [name for name in CONFIGS[config].row_metrics
                if not name.startswith(("slot_accuracy", "knowledge")[corpus == "sgd"])]
     functions = make(cache, corpus, config, split, metric=metrics)
     gold = list(gold_texts(build, corpus, config, split).items())

@@ -6,91 +6,21 @@ answers. docs/rl.md shows them in a training run.
     >>> f(prompts=prompts, completions=completions, id=ids)  # as GRPOTrainer calls it  # doctest: +SKIP
     [1.0, 0.0, ...]
 
-A reward never re-computes a metric: ``TASKS`` names, for each config, what to load once and
-the scorer's own per-row function (``scoring.dst_chat.row_scores``, ``scoring.d3st.row_scores``,
-``scoring.tool_calls.row_scores``, ``scoring.generation.row_scores``, ``scoring.nlu.score_row``). A text the scorer counts as
-malformed (it could not be read whole) gets 0.0, whatever part of it could be read.
+A reward never re-computes a metric: each config's declaration (``scoring.configs.CONFIGS``)
+names what to load once and the scorer's own per-row function (``scoring.per_row``), the
+per-row metrics a reward can be and the scorer settings a reward takes. A text the scorer
+counts as malformed (it could not be read whole) gets 0.0, whatever part of it could be read.
 """
 
 import inspect
 import json
-from dataclasses import dataclass
 
 from . import registry
-from .chat import SUFFIX
-from .chat.state import Schemas
 from .chat.text import MALFORMED
 from .core.errors import ConfigError
 from .core.options import elsewhere
-from .scoring import d3st, dst_chat, generation, nlu, tool_calls
-from .scoring import dst as dst_metrics
-from .scoring.gem import chrf_references
-from .scoring.ser import noncategorical_slots
+from .scoring.configs import CONFIGS
 from .scoring.rows import ScoringError, shown
-
-# The per-row metrics a reward can be, per kind of config; the first is the default.
-DST_METRICS = (dst_metrics.JOINT_GOAL_ACCURACY, dst_metrics.AVERAGE_GOAL_ACCURACY, dst_metrics.ACTIVE_INTENT_ACCURACY,
-               dst_metrics.REQUESTED_SLOTS_F1, dst_metrics.REQUESTED_SLOTS_PRECISION,
-               dst_metrics.REQUESTED_SLOTS_RECALL, dst_metrics.JOINT_CAT_ACCURACY, dst_metrics.JOINT_NONCAT_ACCURACY,
-               dst_metrics.AVERAGE_CAT_ACCURACY, dst_metrics.AVERAGE_NONCAT_ACCURACY)
-TOOL_METRICS = ("joint_accuracy", "call_accuracy", "argument_f1")
-NLU_METRICS = (nlu.FRAME_EXACT_MATCH, nlu.INTENT_ACCURACY, nlu.SLOT_F1)
-GENERATION_METRICS = ("sentence_chrf", "slot_accuracy", "knowledge_f1", "knowledge_precision", "knowledge_recall")
-
-
-# ---------------------------------------------------------------- what each config loads
-
-def _rows(load, config, split, options=None, columns=None):
-    """The rows of a config as plain dicts, of one split or of every split (ids are unique
-    across splits), with only those of ``columns`` they have (the prompts are never read)."""
-    loaded = load(config, split, **(options or {}))
-    parts = loaded.values() if hasattr(loaded, "keys") else [loaded]
-    if columns is not None:
-        parts = [part.select_columns([name for name in part.column_names if name in columns]) for part in parts]
-    return [row for part in parts for row in part.to_list()]
-
-
-def _by_split(load, config, split, columns):
-    """``{split: rows}`` of a config, only ``columns`` of them."""
-    loaded = load(config, split)
-    parts = loaded if hasattr(loaded, "keys") else {split: loaded}
-    return {name: part.select_columns(columns).to_list() for name, part in parts.items()}
-
-
-def _dst_chat(load, config, split, options, metrics, settings):
-    """dst-chat: the ``dst`` rows (no context: a text has no spans) with their split's schemas."""
-    schemas = _by_split(load, "schema", split, ["service_name", "intents", "slots"])
-    references = _by_split(load, "dst", split, ["id", "dialogue_id", "turn_index", "frames"])
-    index = {}
-    for name, rows in references.items():
-        known, slots_of = Schemas.of(schemas[name]), dst_metrics.service_slots(schemas[name])
-        index.update((row["id"], (dst_chat.reference_turn(row), known, slots_of)) for row in rows)
-
-    def score(text, item):
-        reference, known, slots_of = item
-        values, problems = dst_chat.row_scores(text, reference, known, slots_of, **settings)
-        return values, malformed(problems)
-
-    return index, score
-
-
-def _nlu_chat(load, config, split, options, metrics, settings):
-    """nlu-chat: the ``nlu`` rows with their split's schemas, where the corpus has them."""
-    references = _by_split(load, "nlu", split, ["id", "intents", "spans"])
-    try:
-        schemas = _by_split(load, "schema", split, ["service_name", "intents", "slots"])
-    except ConfigError:  # a corpus without schemas (CCPE-M): no name is unknown
-        schemas = {}
-    index = {}
-    for name, rows in references.items():
-        known = Schemas.of(schemas[name]) if name in schemas else None
-        index.update((row["id"], (row, known)) for row in rows)
-
-    def score(text, item):
-        values, problems = nlu.score_row(text, *item)
-        return values, malformed(problems)
-
-    return index, score
 
 
 def malformed(problems):
@@ -98,81 +28,6 @@ def malformed(problems):
     ``malformed``, or one without a kind. A readable text naming a service, slot, intent or
     tool the schema lacks is scored as it reads (as the scorer scores it), not zeroed."""
     return any(getattr(problem, "kind", MALFORMED) == MALFORMED for problem in problems)
-
-
-def own_rows(row_scores, read=None, columns=None):
-    """A ``Task.prepare`` for a scorer whose per-row function scores a text against a row of
-    the config itself: ``row_scores(text, read(row), **settings)`` -> ``(values, problems)``
-    (a list of problems: ``malformed``). ``read``: what of a row is kept, read once;
-    ``columns``: the columns it needs."""
-    def prepare(load, config, split, options, metrics, settings):
-        rows = _rows(load, config, split, options, columns)
-        index = {row["id"]: read(row) if read else row for row in rows}
-
-        def score(text, item):
-            values, problems = row_scores(text, item, **settings)
-            return values, malformed(problems)
-
-        return index, score
-
-    return prepare
-
-
-def _generation(load, config, split, options, metrics, settings):
-    """nlg, response and their chat configs: the view's rows (references, acts, knowledge),
-    the schemas of every split where the slot accuracy is asked for."""
-    view = config.removesuffix(SUFFIX)
-    rows = _rows(load, view, split, options if view == config else None,
-                 ("id", "references", "target", "response", "completion", "dialog_acts", "service", "knowledge"))
-    scored = [name for name, keys in generation.ROW_METRICS.items() if any(key in metrics for key in keys)]
-    # a metric the rows cannot give is refused now, not at a training step
-    if "knowledge" in scored and not all(isinstance(row.get("knowledge"), str) for row in rows):
-        raise ScoringError(f"{config}: the knowledge scores need a knowledge sentence on every row (FaithDial's "
-                           "rows have one); these rows do not")
-    noncategorical = None
-    if "ser" in scored:
-        try:
-            noncategorical = noncategorical_slots(_rows(load, "schema", split))
-        except ConfigError:  # a corpus without schemas
-            raise ScoringError(f"{config}: slot_accuracy needs the acts and schemas of SGD; this corpus has no "
-                               "schema config") from None
-    index = {row["id"]: [row, None] for row in rows}
-
-    def score(text, item):
-        row, references = item
-        if references is None and "chrf" in scored:  # the references' n-grams, once per row
-            references = item[1] = chrf_references(generation.references_of(row))
-        return generation.row_scores(text, row, scored, noncategorical, references), False
-
-    return index, score
-
-
-@dataclass(frozen=True)
-class Task:
-    """How a config is rewarded: ``prepare(load, config, split, options, metrics, settings)``
-    gives ``({id: what scoring the row needs}, score)`` where ``score(text, item)`` is
-    ``(per-row values, malformed)``; ``metrics``, the per-row values a reward can be, the
-    first the default; ``settings``, the scorer's options a reward takes. A scorer whose
-    per-row function scores a text against a row of its own config is one entry:
-    ``Task(own_rows(module.row_scores), METRICS)``."""
-
-    prepare: object
-    metrics: tuple
-    settings: tuple = ()
-
-
-TASKS = {
-    "dst-chat": Task(_dst_chat, DST_METRICS, ("use_fuzzy_match", "joint_acc_across_turn")),
-    "d3st": Task(own_rows(d3st.row_scores, d3st.Reference.of, ("id", "legend", "frame")), DST_METRICS,
-                 ("use_fuzzy_match",)),
-    "agent-call-chat": Task(own_rows(tool_calls.row_scores, tool_calls.gold_of, ("id", "completion", "tools")),
-                            TOOL_METRICS),
-    "nlu-chat": Task(_nlu_chat, NLU_METRICS),
-    "nlg": Task(_generation, GENERATION_METRICS),
-    "nlg-chat": Task(_generation, GENERATION_METRICS),
-    "response": Task(_generation, GENERATION_METRICS),
-    "response-chat": Task(_generation, GENERATION_METRICS),
-}
 
 
 # ---------------------------------------------------------------- completions
@@ -227,8 +82,8 @@ class Scores:
             if text is None:
                 records.append(None)
                 continue
-            values, malformed = self.score(text, self.index[identifier])
-            records.append(None if malformed else values)
+            values, problems = self.score(text, self.index[identifier])
+            records.append(None if malformed(problems) else values)
         self._last = (key, records)
         return records
 
@@ -279,9 +134,9 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
     Args:
         corpus: the corpus (``sgd``, ``faithdial``, ...).
         config: the config trained on (``dst-chat``, ``d3st``, ``agent-call-chat``, ``nlg``,
-            ``nlg-chat``, ``response``, ``response-chat``, ``nlu-chat``: ``TASKS``).
+            ``nlg-chat``, ``response``, ``response-chat``, ``nlu-chat``: ``scoring.configs.CONFIGS``).
         split: the split whose rows the completions answer; None: every split.
-        metric: a per-row metric of the config (``TASKS[config].metrics``; default its first:
+        metric: a per-row metric of the config (``CONFIGS[config].row_metrics``; default its first:
             ``joint_goal_accuracy``, ``joint_accuracy``, ``sentence_chrf`` or
             ``frame_exact_match``), or a list of
             them for one reward function each.
@@ -307,15 +162,15 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
     """
     from .api import load as load_config
 
-    if config not in TASKS:
-        raise ScoringError(f"no reward for config {config!r}: there are rewards for {', '.join(sorted(TASKS))}")
-    task = TASKS[config]
-    metrics = [metric] if isinstance(metric, str) else list(metric or task.metrics[:1])
-    unknown = [name for name in metrics if name not in task.metrics]
+    if config not in CONFIGS:
+        raise ScoringError(f"no reward for config {config!r}: there are rewards for {', '.join(sorted(CONFIGS))}")
+    task = CONFIGS[config]
+    metrics = [metric] if isinstance(metric, str) else list(metric or task.row_metrics[:1])
+    unknown = [name for name in metrics if name not in task.row_metrics]
     if unknown or not metrics:
         raise ScoringError(f"{config} has no per-row metric {', '.join(map(repr, unknown))}: "
-                           f"its metrics are {', '.join(task.metrics)}")
-    settings = {name: load_options.pop(name) for name in task.settings if name in load_options}
+                           f"its metrics are {', '.join(task.row_metrics)}")
+    settings = {name: load_options.pop(name) for name in task.row_settings if name in load_options}
     declared = {option.name for option in registry.get(corpus).config(config).options}
     options = {name: load_options.pop(name) for name in list(load_options) if name in declared}
     check_load_options(corpus, config, split, load_options)
@@ -330,4 +185,4 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
     return functions if isinstance(metric, (list, tuple)) else functions[0]
 
 
-__all__ = ["TASKS", "Reward", "ScoringError", "completion_text", "reward"]
+__all__ = ["Reward", "ScoringError", "completion_text", "reward"]

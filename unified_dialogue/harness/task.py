@@ -2,7 +2,9 @@
 ``unified_dialogue.load``, its prompts from ``prompts``, and each metric computed by the
 project's scorer over all the task's ``{id: text}`` outputs at once (lm-eval's
 aggregation), so that lm-eval reports what ``python -m unified_dialogue.scoring`` reports
-for the same texts. Needs ``lm-eval`` (``pip install unified-dialogue[harness]``).
+for the same texts. The metrics, their direction and their place in the scorer's result
+come from the config's declaration (``scoring.configs``): a task file lists none. Needs
+``lm-eval`` (``pip install unified-dialogue[harness]``).
 
 A task file gives ``metadata``: ``corpus``, ``config``, ``split`` and, for SGD-X,
 ``variant``. lm-eval merges the run's own metadata (``--metadata '{...}'``,
@@ -18,7 +20,7 @@ from lm_eval.api.task import ConfigurableTask
 
 from .. import registry
 from ..api import load
-from ..scoring import scorer
+from ..scoring.configs import scored
 from . import prompts
 
 # Arguments of ``load`` a run's metadata may set, besides the corpus's and config's options.
@@ -26,15 +28,6 @@ LOAD_ARGUMENTS = ("data_dir", "cache_dir", "verification_mode")
 # Options a run's metadata does not set: lm-eval merges the model's arguments into it, and
 # servers' take a base_url, vLLM's and servers' a seed (D3ST's option of that name keeps its default).
 NOT_FROM_METADATA = ("base_url", "seed")
-# Where each metric is in the scorer's result.
-PATHS = {
-    **{name: ("#ALL_SERVICES", name) for name in (
-        "joint_goal_accuracy", "average_goal_accuracy", "active_intent_accuracy", "requested_slots_f1")},
-    **{name: (name,) for name in ("call_accuracy", "joint_accuracy", "argument_f1", "malformed")},
-    **{name: ("all", name) for name in ("bleu", "chrf", "ser", "knowledge_f1")},
-    "rougeL": ("all", "rougeL", "fmeasure"),
-}
-LOWER_IS_BETTER = {"malformed", "ser"}
 
 
 def given(metadata, name, corpus):
@@ -61,10 +54,17 @@ def rows(**metadata):
     return {split: load(corpus, config, split=split, **common, **own)}
 
 
-def dig(metrics, path):
-    for key in path:
-        metrics = metrics[key]
-    return float(metrics)
+def reported(declaration, corpus, split, common):
+    """The metrics of a config a task reports: those its declaration lists, but one whose
+    column (``Metric.needs``) no row of the corpus's references fills (SGD's responses
+    have no knowledge, CCPE-M's turns no intents)."""
+    needed = {metric.needs for metric in declaration.metrics if metric.needs}
+    filled = set()
+    if needed:
+        references = load(corpus, declaration.references, split=split, **common)
+        filled = {column for column in needed if column in references.column_names
+                  and any(value is not None for value in references[column])}
+    return [metric for metric in declaration.metrics if metric.needs is None or metric.needs in filled]
 
 
 class DialogueTask(ConfigurableTask):
@@ -75,10 +75,10 @@ class DialogueTask(ConfigurableTask):
         config["test_split"] = config["metadata"]["split"]
         config["custom_dataset"] = rows
         config["process_results"] = self.outputs
+        corpus, name, split, common, _ = load_arguments(config["metadata"])
         config["metric_list"] = [
-            {"metric": entry["metric"], "higher_is_better": entry["metric"] not in LOWER_IS_BETTER,
-             "aggregation": self.aggregator(entry["metric"])}
-            for entry in config["metric_list"]]
+            {"metric": metric.name, "higher_is_better": metric.higher_is_better, "aggregation": self.aggregator(metric)}
+            for metric in reported(scored(name), corpus, split, common)]
         self._scored = None
         super().__init__(config=config)
 
@@ -105,9 +105,10 @@ class DialogueTask(ConfigurableTask):
 
     def aggregator(self, metric):
         def corpus_metric(items):
-            return dig(self.scores(items), PATHS[metric])
+            value = metric.of(self.scores(items))
+            return float("nan") if value is None else float(value)  # a metric these rows do not give
 
-        corpus_metric.__name__ = f"scoring_{metric}"
+        corpus_metric.__name__ = f"scoring_{metric.name}"
         return corpus_metric
 
     def scores(self, items):
@@ -130,7 +131,7 @@ class DialogueTask(ConfigurableTask):
         def load_rows(name, split=split):
             return load(corpus, name, split=split, **common)
 
-        function = scorer(config)
+        function = scored(config).scorer
         accepted = inspect.signature(function).parameters
         extra = {name: value for name, value in (("load_rows", load_rows), ("config", config)) if name in accepted}
         return function(predictions, answered_rows, **extra)

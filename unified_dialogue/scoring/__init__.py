@@ -1,5 +1,5 @@
-"""Scoring a model's outputs on any config: ``SCORERS`` maps a config's name to its
-scorer, and ``score`` (or ``python -m unified_dialogue.scoring``) loads the rows a
+"""Scoring a model's outputs on any config: ``CONFIGS`` (``configs``) declares each
+scored config, and ``score`` (or ``python -m unified_dialogue.scoring``) loads the rows a
 predictions file answers and scores it.
 
 A predictions file is JSON Lines, one ``{"id": <row id>, "text": <model output>}`` per line
@@ -8,10 +8,11 @@ A predictions file is JSON Lines, one ``{"id": <row id>, "text": <model output>}
 JSON-serialisable dict of metrics; one that needs rows of other configs of the same corpus
 (the ``dst`` references, the ``schema``) takes ``load_rows`` too, a function
 ``load_rows(config, split=None)`` that ``score`` gives it, and one that serves several
-configs takes ``config``, the name of the config scored. Its other keyword-only
-arguments with a bool, int, float or str default are the command's scorer flags.
+configs takes ``config``, the name of the config scored. Its settings, declared in its
+config's record, are the command's scorer flags.
 
-Modules: ``rows``, what every scorer shares (its error, reading predictions, pairing them
+Modules: ``configs``, the declaration of each scored config; ``per_row``, what each
+config's per-row function needs of the rows, loaded once; ``rows``, what every scorer shares (its error, reading predictions, pairing them
 with rows by id, writing metrics); ``dst``, the DSTC8 metrics (``score_dst``, and the
 official evaluator's command line, ``python -m unified_dialogue.scoring.dst``);
 ``dst_chat``, ``dst-chat`` texts read back and scored with them; ``nlu``, ``nlu-chat``
@@ -24,32 +25,17 @@ and the overlap with FaithDial's knowledge (``knowledge``).
 
 import inspect
 import os
-import re
 
-from .d3st import score_d3st
-from .dst_chat import score_dst_chat
-from .generation import score_generation
-from .nlu import score_nlu
+from .configs import CONFIGS, scored
 from .rows import ScoringError, read_predictions
-from .tool_calls import score_tool_calls
 
-# Config name -> scorer.
-SCORERS = {
-    "dst-chat": score_dst_chat,
-    "d3st": score_d3st,
-    "agent-call-chat": score_tool_calls,
-    "nlu-chat": score_nlu,
-    "nlg": score_generation,
-    "nlg-chat": score_generation,
-    "response": score_generation,
-    "response-chat": score_generation,
-}
+# Config name -> scorer (``CONFIGS`` declares each).
+SCORERS = {name: declaration.scorer for name, declaration in CONFIGS.items()}
 
 
 def scorer(config):
-    if config not in SCORERS:
-        raise ScoringError(f"no scorer for config {config!r}: there is one for {', '.join(sorted(SCORERS))}")
-    return SCORERS[config]
+    """The scorer of ``config``; a ScoringError naming the configs with one for another."""
+    return scored(config).scorer
 
 
 def score(corpus, config, split, predictions, *, variant=None, data_dir=None, options=None, load_options=None,
@@ -58,7 +44,7 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
 
     Args:
         corpus: the corpus's name (``sgd``).
-        config: the config predicted (``dst-chat``); ``SCORERS`` says which have a scorer.
+        config: the config predicted (``dst-chat``); ``CONFIGS`` says which have a scorer.
         split: the split predicted.
         predictions: ``{row id: text}``, or the path of a predictions file (JSON Lines).
         variant: the corpus's variant (SGD-X's ``v1`` … ``v5``), where one was predicted.
@@ -67,7 +53,7 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
         load_options: other arguments of every ``load`` (``cache_dir``, ``checksums``,
             ``verification_mode``, ...).
         allow_missing: count a row without a prediction as a miss instead of failing.
-        **scorer_options: the scorer's own options (``use_fuzzy_match=False``).
+        **scorer_options: the scorer's own settings (``use_fuzzy_match=False``).
 
     Returns:
         The scorer's dict of metrics.
@@ -83,7 +69,7 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
     from ..api import load
 
     function = scorer(config)
-    unknown = sorted(set(scorer_options) - set(inspect.signature(function).parameters) - {"load_rows", "config"})
+    unknown = sorted(set(scorer_options) - set(flags(config)) - {"per_row"})
     if unknown:  # before any row is loaded
         raise ScoringError(f"the {config} scorer takes no argument {', '.join(map(repr, unknown))} (its flags: "
                            f"{', '.join(flags(config)) or 'none'}; load's arguments such as checksums or cache_dir "
@@ -92,8 +78,7 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
         predictions = read_predictions(predictions)
     common = dict(load_options or {}, **({"variant": variant} if variant else {}),
                   **({"data_dir": data_dir} if data_dir else {}))
-
-    scored = split
+    predicted = split
 
     def load_rows(name, split=split, **more):
         try:
@@ -102,7 +87,7 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
             if "Unknown split" not in str(error) or isinstance(error, ScoringError):
                 raise
             where = f"the copy {data_dir}" if data_dir else "the source"
-            raise ScoringError(f"scoring {config} of {corpus} {scored} reads the {name} rows of split {split!r}, "
+            raise ScoringError(f"scoring {config} of {corpus} {predicted} reads the {name} rows of split {split!r}, "
                                f"which {where} has no file of ({error}): add that split's files") from None
 
     rows = load_rows(config, **(options or {}))
@@ -115,31 +100,14 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
 
 
 def flags(config):
-    """The scorer flags of a config's scorer: ``{name: default}`` of its keyword-only
-    arguments with a bool, int, float or str default (other than ``allow_missing`` and
-    ``per_row``, which the command sets)."""
-    parameters = inspect.signature(scorer(config)).parameters.values()
-    return {p.name: p.default for p in parameters if p.kind is p.KEYWORD_ONLY
-            and p.name not in ("allow_missing", "per_row") and isinstance(p.default, (bool, int, float, str))}
+    """The scorer flags of a config: ``{name: default}`` of its declared settings
+    (``configs.CONFIGS[config].settings``)."""
+    return {option.name: option.default for option in scored(config).settings}
 
 
 def flag_help(config):
-    """The scorer flags' descriptions, ``{name: text}``, read from the ``Args:`` entries of
-    the scorer's docstring (one description per argument, written once)."""
-    doc = inspect.getdoc(scorer(config)) or ""
-    args = doc.partition("Args:")[2]
-    args = re.split(r"\n(?:Returns|Raises|Example|Examples):", args)[0]
-    entries, current = {}, None
-    for line in args.splitlines():
-        entry = re.match(r"^    ([a-z_][a-z0-9_, ]*):\s*(.*)$", line)
-        if entry:
-            current = [name.strip() for name in entry.group(1).split(",")]
-            for name in current:
-                entries[name] = entry.group(2)
-        elif current and line.startswith("        "):
-            for name in current:
-                entries[name] += " " + line.strip()
-    return {name: entries.get(name, "").replace("``", "").rstrip(".") for name in flags(config)}
+    """The scorer flags' descriptions, ``{name: text}``, as the declaration gives them."""
+    return {option.name: option.description for option in scored(config).settings}
 
 
-__all__ = ["SCORERS", "ScoringError", "flag_help", "flags", "read_predictions", "score", "scorer"]
+__all__ = ["CONFIGS", "SCORERS", "ScoringError", "flag_help", "flags", "read_predictions", "score", "scorer"]

@@ -25,16 +25,12 @@ from .. import registry
 from ..cli import check_output, progress, run_command
 from ..core.errors import ConfigError
 from ..core.options import parse_assignments
-from . import SCORERS, flag_help, flags, score
-from .gem import TOKENIZERS, tokenizer_of
+from . import score
+from .configs import CONFIGS, scored
 from .rows import read_predictions, write_metrics, write_per_row
 from .suspicious import warnings
 
 PROG = "python -m unified_dialogue.scoring"
-# Scorer flags whose values are a closed list, and the check of a value that needs more
-# than the list (before any row is loaded).
-CHOICES = {"tokenizer": TOKENIZERS}
-CHECKS = {"tokenizer": tokenizer_of}
 
 
 def parser(config=None):
@@ -43,7 +39,7 @@ def parser(config=None):
                                             "the rows of a config, and write the metrics as JSON.")
     p.add_argument("--corpus", required=True, help="the corpus (sgd, ccpe, faithdial, ...)")
     p.add_argument("--config", required=True,
-                   help=f"the config predicted; those with a scorer: {', '.join(sorted(SCORERS))}")
+                   help=f"the config predicted; those with a scorer: {', '.join(sorted(CONFIGS))}")
     p.add_argument("--split", required=True, help="the split predicted (SGD: train, validation, test)")
     p.add_argument("--variant", help="the corpus's variant predicted (SGD-X: v1 ... v5)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
@@ -64,16 +60,15 @@ def parser(config=None):
                                                         "a terminal)")
     if config is not None:
         group = p.add_argument_group(f"flags of the {config} scorer")
-        descriptions = flag_help(config)
-        for name, default in flags(config).items():
-            flag = "--" + name.replace("_", "-")
-            text = descriptions.get(name, "").replace("%", "%%")
-            if isinstance(default, bool):
-                group.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=default,
-                                   help=f"{text} (default: %(default)s)")
+        for option in scored(config).settings:
+            flag = "--" + option.name.replace("_", "-")
+            text = option.description.replace("%", "%%")
+            if option.type is bool:
+                group.add_argument(flag, dest=option.name, action=argparse.BooleanOptionalAction,
+                                   default=option.default, help=f"{text} (default: %(default)s)")
             else:
-                group.add_argument(flag, dest=name, type=type(default), default=default, choices=CHOICES.get(name),
-                                   help=f"{text} (default: %(default)s)")
+                group.add_argument(flag, dest=option.name, type=option.type, default=option.default,
+                                   choices=option.choices, help=f"{text} (default: %(default)s)")
     return p
 
 
@@ -110,12 +105,11 @@ def check_paths(args):
 def run(args):
     """Score the predictions the command line names; write or print the metrics; warn
     about a result that is almost surely a mistake."""
-    config_flags = {name: getattr(args, name) for name in flags(args.config)}  # a config with a scorer
+    declaration = scored(args.config)  # first: a config with a scorer
     options = checked_options(args)
     check_paths(args)
-    for name, check in CHECKS.items():
-        if name in config_flags:
-            check(config_flags[name])
+    config_flags = {option.name: option.check(getattr(args, option.name), "the command line")
+                    for option in declaration.settings}
     predictions = read_predictions(args.predictions)
     load_options = {key: value for key, value in (("checksums", args.checksums), ("cache_dir", args.cache_dir))
                     if value}
@@ -130,8 +124,8 @@ def run(args):
         write_metrics(metrics, args.output)
     else:
         print(json.dumps(metrics, indent=2, sort_keys=True))
-    scored = " ".join(filter(None, (args.corpus, args.variant, args.config, args.split)))
-    for line in warnings(metrics, len(predictions), what=scored):
+    what = " ".join(filter(None, (args.corpus, args.variant, args.config, args.split)))
+    for line in warnings(metrics, len(predictions), what=what):
         print(line, file=sys.stderr)
     return metrics
 
@@ -153,7 +147,7 @@ def main(argv=None):
     first.add_argument("--config")
     first.add_argument("--quiet", action="store_true")
     known = first.parse_known_args(argv)[0]
-    p = parser(known.config if known.config in SCORERS else None)
+    p = parser(known.config if known.config in CONFIGS else None)
     progress(not known.quiet)
     return run_command(p, run, argv, name=PROG, quiet=False, flag_hints=True)
 
