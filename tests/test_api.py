@@ -26,7 +26,7 @@ def test_an_unknown_option_is_named_with_the_options_there_are(tmp_path):
 
 
 def test_an_unknown_config_is_named(tmp_path):
-    with pytest.raises(ConfigError, match="sgd has no config 'dst2': its configs are unified, original, schema"):
+    with pytest.raises(ConfigError, match=r"sgd has no config 'dst2': did you mean 'dst'\? \(its configs: unified, original, schema"):
         load("sgd", "dst2", data_dir=str(fixture_dir("sgd")))
 
 

@@ -12,13 +12,10 @@ per-row metrics a reward can be and the scorer settings a reward takes. A text t
 counts as malformed (it could not be read whole) gets 0.0, whatever part of it could be read.
 """
 
-import inspect
 import json
 
-from . import registry
 from .chat.text import MALFORMED
-from .core.errors import ConfigError
-from .core.options import elsewhere
+from .core.errors import did_you_mean
 from .scoring.configs import CONFIGS
 from .scoring.rows import ScoringError, shown
 
@@ -112,21 +109,6 @@ def _value(value):
     return None if value is None else float(value)
 
 
-def check_load_options(corpus, config, split, load_options):
-    """Refuse, before anything loads, a split the corpus does not have and an argument
-    neither ``load`` nor the config takes (naming the config, and the one that takes it)."""
-    from .api import load, options
-
-    declared = registry.get(corpus)
-    if split is not None and split not in declared.splits:
-        raise ScoringError(f"split {split!r}: {corpus} has the splits {', '.join(declared.splits)}")
-    accepted = set(inspect.signature(load).parameters) | set(options(registry.builder_class(declared), config))
-    unknown = sorted(set(load_options) - accepted)
-    if unknown:
-        raise ConfigError(f"the {config} config of {corpus} takes no option {', '.join(map(repr, unknown))}"
-                          f"{elsewhere(unknown, declared.configs)}")
-
-
 def reward(corpus, config, split=None, *, metric=None, variant=None, **load_options):
     """TRL reward functions of a corpus's config: each completion scored against the row of
     its ``id``, with the scorer's own per-row function.
@@ -150,8 +132,10 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
         ``<config>_<metric>``. It loads nothing more once made.
 
     Raises:
-        ScoringError for a config without rewards or an unknown metric; the loader's errors for
-        rows that cannot be loaded. A reward function raises ScoringError only for an ``id``
+        ScoringError for a config without rewards or an unknown metric; ConfigError, before
+        anything loads, for a split the corpus lacks or an argument neither ``load``, the
+        config nor the per-row function takes (``api.sort_arguments``); the loader's errors
+        for rows that cannot be loaded. A reward function raises ScoringError only for an ``id``
         that names no row (or no ``id`` column), never for a completion's text.
 
     Example:
@@ -160,26 +144,26 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
         >>> config = GRPOConfig(reward_weights=[1.0, 0.5])  # doctest: +SKIP
         >>> GRPOTrainer(model, reward_funcs=[jga, rsf], args=config, ...)  # doctest: +SKIP
     """
-    from .api import load as load_config
+    from .api import sort_arguments
 
     if config not in CONFIGS:
-        raise ScoringError(f"no reward for config {config!r}: there are rewards for {', '.join(sorted(CONFIGS))}")
+        raise ScoringError(f"no reward for config {config!r}{did_you_mean([config], CONFIGS, cutoff=0.9)} "
+                           f"(there are rewards for {', '.join(sorted(CONFIGS))})")
     task = CONFIGS[config]
     metrics = [metric] if isinstance(metric, str) else list(metric or task.row_metrics[:1])
     unknown = [name for name in metrics if name not in task.row_metrics]
     if unknown or not metrics:
-        raise ScoringError(f"{config} has no per-row metric {', '.join(map(repr, unknown))}: "
-                           f"its metrics are {', '.join(task.row_metrics)}")
-    settings = {name: load_options.pop(name) for name in task.row_settings if name in load_options}
-    declared = {option.name for option in registry.get(corpus).config(config).options}
-    options = {name: load_options.pop(name) for name in list(load_options) if name in declared}
-    check_load_options(corpus, config, split, load_options)
-    common = dict(load_options, **({"variant": variant} if variant else {}))
+        raise ScoringError(f"{config} has no per-row metric {', '.join(map(repr, unknown))}"
+                           f"{did_you_mean(unknown, task.row_metrics)} (its metrics: {', '.join(task.row_metrics)})")
+    given = dict(load_options, **({"variant": variant} if variant else {}))
+    sorted_ = sort_arguments(corpus, config, given, split=split,
+                             settings=[task.setting(name) for name in task.row_settings])
+    from .api import load as load_config
 
     def load(name, split, **config_options):
-        return load_config(corpus, name, split=split, **common, **config_options)
+        return load_config(corpus, name, split=split, **sorted_.load, **config_options)
 
-    index, score = task.prepare(load, config, split, options, metrics, settings)
+    index, score = task.prepare(load, config, split, sorted_.options, metrics, sorted_.settings)
     scores = Scores(index, score, f"{corpus} {config}" + (f" {split}" if split else ""))
     functions = [Reward(scores, config, name) for name in metrics]
     return functions if isinstance(metric, (list, tuple)) else functions[0]

@@ -9,8 +9,8 @@ come from the config's declaration (``scoring.configs``): a task file lists none
 A task file gives ``metadata``: ``corpus``, ``config``, ``split`` and, for SGD-X,
 ``variant``. lm-eval merges the run's own metadata (``--metadata '{...}'``,
 ``TaskManager(metadata=...)``) and the model's arguments over it; of these the task takes
-``LOAD_ARGUMENTS``, the corpus's options and the config's own, but those named in
-``NOT_FROM_METADATA``. A value given as a dict is per corpus:
+what ``load`` and the config take (``api.sort_arguments``), but ``MODEL_ARGUMENTS``. A
+value given as a dict is per corpus:
 ``{"data_dir": {"sgd": ..., "faithdial": ...}}`` for a run of both.
 """
 
@@ -18,16 +18,15 @@ import inspect
 
 from lm_eval.api.task import ConfigurableTask
 
-from .. import registry
-from ..api import load
+from ..api import load, sort_arguments, taken
 from ..scoring.configs import scored
 from . import prompts
 
-# Arguments of ``load`` a run's metadata may set, besides the corpus's and config's options.
-LOAD_ARGUMENTS = ("data_dir", "cache_dir", "verification_mode")
-# Options a run's metadata does not set: lm-eval merges the model's arguments into it, and
-# servers' take a base_url, vLLM's and servers' a seed (D3ST's option of that name keeps its default).
-NOT_FROM_METADATA = ("base_url", "seed")
+# lm-eval merges the model's arguments into the run's metadata: names that ``load`` takes
+# and models' arguments use too are never read from it (servers' base_url, vLLM's and
+# servers' seed: D3ST's option of that name keeps its default; hf's token and
+# trust_remote_code).
+MODEL_ARGUMENTS = ("base_url", "seed", "token", "trust_remote_code")
 
 
 def given(metadata, name, corpus):
@@ -38,14 +37,13 @@ def given(metadata, name, corpus):
 
 def load_arguments(metadata):
     """``(corpus, config, split, common, own)``: what loads a task's rows, the arguments
-    every config of the corpus takes (``common``) apart from the config's own options."""
-    corpus, config = metadata["corpus"], metadata["config"]
-    builder = registry.builder_class(registry.get(corpus))
-    own_names = [o.name for o in builder.config_options(config) if o.name not in NOT_FROM_METADATA]
-    common_names = [name for name in LOAD_ARGUMENTS + tuple(builder.corpus_options()) if name not in NOT_FROM_METADATA]
-    common, own = ({name: given(metadata, name, corpus) for name in names} for names in (common_names, own_names))
-    return (corpus, config, metadata["split"], {k: v for k, v in common.items() if v is not None},
-            {k: v for k, v in own.items() if v is not None})
+    every config of the corpus takes (``common``: ``load``'s and the corpus's options) apart
+    from the config's own options, sorted by ``api.sort_arguments`` from the run's metadata."""
+    corpus, config, split = metadata["corpus"], metadata["config"], metadata["split"]
+    names = [name for part in taken(corpus, config) for name in part if name not in MODEL_ARGUMENTS]
+    values = {name: given(metadata, name, corpus) for name in names}
+    sorted_ = sort_arguments(corpus, config, {k: v for k, v in values.items() if v is not None}, split=split)
+    return corpus, config, split, sorted_.load, sorted_.options
 
 
 def rows(**metadata):

@@ -39,7 +39,7 @@ def scorer(config):
 
 
 def score(corpus, config, split, predictions, *, variant=None, data_dir=None, options=None, load_options=None,
-          allow_missing=False, **scorer_options):
+          allow_missing=False, per_row=False, **arguments):
     """The metrics of predictions for one split of a corpus's config.
 
     Args:
@@ -53,50 +53,70 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
         load_options: other arguments of every ``load`` (``cache_dir``, ``checksums``,
             ``verification_mode``, ...).
         allow_missing: count a row without a prediction as a miss instead of failing.
-        **scorer_options: the scorer's own settings (``use_fuzzy_match=False``).
+        per_row: add each row's own scores (``"per_row"``).
+        **arguments: the scorer's settings (``use_fuzzy_match=False``); a load argument or
+            a config option given here is taken as well (``api.sort_arguments`` sorts them).
 
     Returns:
         The scorer's dict of metrics.
 
     Raises:
-        ScoringError naming what cannot be scored (an unknown or missing id, a bad line of
-        the file); the loader's errors for rows that cannot be loaded.
+        ConfigError, before any row is loaded, naming a split the corpus lacks or an argument
+        nobody takes (with its close match); ScoringError naming what cannot be scored (an
+        unknown or missing id, a bad line of the file); the loader's errors for rows that
+        cannot be loaded.
 
     Example:
         >>> score("sgd", "dst-chat", "test", "predictions.jsonl", variant="v3")["#ALL_SERVICES"]  # doctest: +SKIP
         {'active_intent_accuracy': 0.93, ..., 'joint_goal_accuracy': 0.71, ...}
     """
-    from ..api import load
+    from ..api import load, sort_arguments
 
-    function = scorer(config)
-    unknown = sorted(set(scorer_options) - set(flags(config)) - {"per_row"})
-    if unknown:  # before any row is loaded
-        raise ScoringError(f"the {config} scorer takes no argument {', '.join(map(repr, unknown))} (its flags: "
-                           f"{', '.join(flags(config)) or 'none'}; load's arguments such as checksums or cache_dir "
-                           f"go in load_options={{...}})")
+    declaration = scored(config)
+    given = {**(load_options or {}), **(options or {}), **arguments,
+             **({"variant": variant} if variant else {}), **({"data_dir": data_dir} if data_dir else {})}
+    sorted_ = sort_arguments(corpus, config, given, split=split, settings=declaration.settings)
     if isinstance(predictions, (str, os.PathLike)):
         predictions = read_predictions(predictions)
-    common = dict(load_options or {}, **({"variant": variant} if variant else {}),
-                  **({"data_dir": data_dir} if data_dir else {}))
     predicted = split
 
     def load_rows(name, split=split, **more):
         try:
-            return load(corpus, name, split=split, **common, **more)
+            return load(corpus, name, split=split, **sorted_.load, **more)
         except ValueError as error:  # datasets' "Unknown split": a partial copy without it
             if "Unknown split" not in str(error) or isinstance(error, ScoringError):
                 raise
-            where = f"the copy {data_dir}" if data_dir else "the source"
+            copy = sorted_.load.get("data_dir")
+            where = f"the copy {copy}" if copy else "the source"
             raise ScoringError(f"scoring {config} of {corpus} {predicted} reads the {name} rows of split {split!r}, "
                                f"which {where} has no file of ({error}): add that split's files") from None
 
-    rows = load_rows(config, **(options or {}))
+    rows = load_rows(config, **sorted_.options)
+    return score_rows(config, predictions, rows, load_rows, allow_missing=allow_missing, per_row=per_row,
+                      **sorted_.settings)
+
+
+def score_rows(config, predictions, rows, load_rows=None, *, allow_missing=False, per_row=False, **settings):
+    """The metrics of ``predictions`` (``{id: text}``) on loaded ``rows`` of ``config``: the
+    one call of a config's scorer, for ``score`` and the lm-eval tasks alike.
+
+    Args:
+        config: the config scored (``CONFIGS``).
+        predictions: ``{row id: text}``.
+        rows: the config's rows (a Dataset or dicts).
+        load_rows: ``load_rows(config, split=None)``, the rows of another config of the
+            same corpus and split, for a scorer that needs them.
+        allow_missing, per_row: as for ``score``.
+        **settings: the scorer's settings (already checked).
+
+    Returns:
+        The scorer's dict of metrics.
+    """
+    function = scored(config).scorer
     accepted = inspect.signature(function).parameters
-    if "load_rows" in accepted:
-        scorer_options["load_rows"] = load_rows
-    if "config" in accepted:
-        scorer_options["config"] = config
-    return function(predictions, rows, allow_missing=allow_missing, **scorer_options)
+    context = {name: value for name, value in (("load_rows", load_rows), ("config", config)) if name in accepted}
+    return function(predictions, rows, allow_missing=allow_missing, **({"per_row": True} if per_row else {}),
+                    **context, **settings)
 
 
 def flags(config):
@@ -110,4 +130,5 @@ def flag_help(config):
     return {option.name: option.description for option in scored(config).settings}
 
 
-__all__ = ["CONFIGS", "SCORERS", "ScoringError", "flag_help", "flags", "read_predictions", "score", "scorer"]
+__all__ = ["CONFIGS", "SCORERS", "ScoringError", "flag_help", "flags", "read_predictions", "score", "score_rows",
+           "scorer"]

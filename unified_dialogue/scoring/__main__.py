@@ -21,7 +21,6 @@ import json
 import os
 import sys
 
-from .. import registry
 from ..cli import check_output, progress, run_command
 from ..core.errors import ConfigError
 from ..core.options import parse_assignments
@@ -73,16 +72,15 @@ def parser(config=None):
 
 
 def checked_options(args):
-    """The config's options from ``--option``, after checking the corpus, config, split and
-    variant: each unknown one a ConfigError naming what is accepted."""
-    try:
-        corpus = registry.get(args.corpus)
-        declared = corpus.config(args.config).options
-    except (KeyError, ValueError) as error:  # an unknown corpus or config
-        raise ConfigError(error.args[0]) from None
-    if args.split not in corpus.splits:
-        raise ConfigError(f"--split {args.split!r}: {corpus.name} has the splits {', '.join(corpus.splits)}")
-    return parse_assignments(args.option, declared, f"--option of {args.corpus} {args.config}", corpus.configs)
+    """The config's options from ``--option``, after checking the corpus, config and split
+    (``api.sort_arguments``, as ``scoring.score`` checks them): each mistake a ConfigError
+    naming what is accepted."""
+    from ..api import config_of, corpus_of, sort_arguments
+
+    corpus = corpus_of(args.corpus)
+    options = parse_assignments(args.option, config_of(corpus, args.config).options,
+                                f"--option of {args.corpus} {args.config}", corpus.configs)
+    return sort_arguments(args.corpus, args.config, options, split=args.split).options
 
 
 def check_paths(args):

@@ -33,6 +33,7 @@ Example:
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from ..core.errors import did_you_mean
 from ..core.options import Option
 from . import dst as dst_metrics
 from .d3st import score_d3st
@@ -154,7 +155,8 @@ CONFIGS = {scored.name: scored for scored in (
 def scored(config):
     """The declaration of ``config``; a ScoringError naming those there are for another."""
     if config not in CONFIGS:
-        raise ScoringError(f"no scorer for config {config!r}: there is one for {', '.join(sorted(CONFIGS))}")
+        raise ScoringError(f"no scorer for config {config!r}{did_you_mean([config], CONFIGS, cutoff=0.9)} "
+                           f"(there is one for {', '.join(sorted(CONFIGS))})")
     return CONFIGS[config]
 
 
