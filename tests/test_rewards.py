@@ -146,7 +146,8 @@ def test_an_id_no_row_has_and_a_dataset_without_ids_are_errors_naming_them(build
     texts = gold_texts(build, "sgd", "dst-chat", "validation")
     with pytest.raises(ScoringError, match="sgd/train/nope/1"):
         call_as_trl(function, {**texts, "sgd/train/nope/1": "x"})
-    with pytest.raises(ScoringError, match="no 'id' column"):
+    with pytest.raises(ScoringError, match=r"no 'id' column.*keep it in the training dataset: "
+                                           r'\.select_columns\(\["prompt", "id"\]\)'):
         function(prompts=["..."], completions=["x"], completion_ids=[[1]])
 
 

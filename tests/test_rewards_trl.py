@@ -2,6 +2,8 @@
 BPE tokenizer trained on the fixtures' texts, a one-layer Llama), on the CPU. Runs where trl
 and torch are installed: ``make test-rl`` makes that environment (requirements/rl.txt)."""
 
+import pickle
+
 import pytest
 
 from conftest import checksums, fixture_dir
@@ -12,6 +14,7 @@ tokenizers = pytest.importorskip("tokenizers")
 transformers = pytest.importorskip("transformers")
 
 from unified_dialogue import load, rewards  # noqa: E402
+from unified_dialogue.scoring import ScoringError  # noqa: E402
 
 TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor %}"
             "{% if add_generation_prompt %}<|assistant|>{% endif %}")
@@ -33,7 +36,9 @@ def trained_tokenizer(texts):
     return made
 
 
-def test_one_grpo_step_calls_the_rewards_with_the_rows_ids_and_logs_them_by_name(tmp_path):
+def tiny_setup(tmp_path):
+    """``(rows, options, model, tokenizer)``: four dst-chat rows of the fixtures and a
+    one-layer Llama with a tokenizer trained on them."""
     options = dict(data_dir=str(fixture_dir("sgd")), checksums=checksums("sgd"), cache_dir=str(tmp_path / "cache"))
     rows = load("sgd", "dst-chat", split="validation", **options).select(range(4))
     texts = [m["content"] for row in rows for m in row["prompt"] + row["completion"]]
@@ -42,19 +47,28 @@ def test_one_grpo_step_calls_the_rewards_with_the_rows_ids_and_logs_them_by_name
         vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
         num_key_value_heads=2, max_position_embeddings=4096, pad_token_id=tokenizer.pad_token_id,
         eos_token_id=tokenizer.eos_token_id, bos_token_id=None))
-    functions = rewards.reward("sgd", "dst-chat", "validation", metric=["joint_goal_accuracy", "requested_slots_f1"],
-                               **options)
+    return rows, options, model, tokenizer
+
+
+def grpo_args(tmp_path, weights):
+    return trl.GRPOConfig(output_dir=str(tmp_path / "out"), use_cpu=True, max_steps=1, per_device_train_batch_size=4,
+                          num_generations=2, max_completion_length=8, learning_rate=1e-3, logging_steps=1,
+                          report_to="none", reward_weights=weights, save_strategy="no", seed=0)
+
+
+def test_one_grpo_step_calls_the_rewards_with_the_rows_ids_and_logs_them_by_name(tmp_path):
+    rows, options, model, tokenizer = tiny_setup(tmp_path)
+    made = rewards.reward("sgd", "dst-chat", "validation", metric=["joint_goal_accuracy", "requested_slots_f1"],
+                          **options)
+    functions = pickle.loads(pickle.dumps(made))  # as TRL's asynchronous trainer hands them over
     seen = []
 
     def spy(**kwargs):  # what GRPOTrainer hands a reward function, recorded
         seen.append(kwargs)
         return [None] * len(kwargs["completions"])  # None: not scored by this one (TRL ignores it)
 
-    args = trl.GRPOConfig(output_dir=str(tmp_path / "out"), use_cpu=True, max_steps=1, per_device_train_batch_size=4,
-                          num_generations=2, max_completion_length=8, learning_rate=1e-3, logging_steps=1,
-                          report_to="none", reward_weights=[1.0, 0.5, 0.0], save_strategy="no", seed=0)
-    trainer = trl.GRPOTrainer(model=model, reward_funcs=[*functions, spy], args=args, train_dataset=rows,
-                              processing_class=tokenizer)
+    trainer = trl.GRPOTrainer(model=model, reward_funcs=[*functions, spy], args=grpo_args(tmp_path, [1.0, 0.5, 0.0]),
+                              train_dataset=rows, processing_class=tokenizer)
     trainer.train()
     assert seen and set(seen[0]["id"]) <= set(rows["id"]) and isinstance(seen[0]["completions"][0], list)
     logged = {key: value for entry in trainer.state.log_history for key, value in entry.items()}
@@ -62,3 +76,12 @@ def test_one_grpo_step_calls_the_rewards_with_the_rows_ids_and_logs_them_by_name
         assert 0.0 <= logged[f"rewards/{function.__name__}/mean"] <= 1.0
         assert 0.0 <= logged[f"{function.__name__}/malformed"] <= 1.0  # through GRPOTrainer's log_metric
     assert trainer.state.global_step == 1
+
+
+def test_a_dataset_cut_to_prompt_and_completion_fails_at_the_first_rewards_naming_the_fix(tmp_path):
+    rows, options, model, tokenizer = tiny_setup(tmp_path)
+    function = rewards.reward("sgd", "dst-chat", "validation", **options)
+    trainer = trl.GRPOTrainer(model=model, reward_funcs=[function], args=grpo_args(tmp_path, [1.0]),
+                              train_dataset=rows.select_columns(["prompt", "completion"]), processing_class=tokenizer)
+    with pytest.raises(ScoringError, match=r"no 'id' column.*" r'\.select_columns\(\["prompt", "id"\]\)'):
+        trainer.train()

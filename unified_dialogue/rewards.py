@@ -13,6 +13,9 @@ counts as malformed (it could not be read whole) gets 0.0, whatever part of it c
 """
 
 import json
+import threading
+from dataclasses import dataclass
+from typing import Optional
 
 from .chat.text import MALFORMED
 from .core.errors import did_you_mean
@@ -53,33 +56,87 @@ def completion_text(completion):
     return "\n".join(parts)
 
 
+@dataclass(frozen=True)
+class Recipe:
+    """What makes a config's rewards: the corpus, config and split, and the sorted
+    arguments (``api.sort_arguments``): ``load``'s, the config's options, the per-row
+    function's settings, and the per-row metrics asked for. A few hundred bytes: a pickled
+    reward carries this, not the rows, and loads them again (from the datasets cache) when
+    first called."""
+
+    corpus: str
+    config: str
+    split: Optional[str]
+    load: dict
+    options: dict
+    settings: dict
+    metrics: tuple
+
+    @property
+    def where(self):
+        return " ".join(filter(None, (self.corpus, self.load.get("variant"), self.config, self.split)))
+
+    def prepare(self):
+        """``({id: what scoring the row needs}, score)``: the declaration's ``prepare`` on
+        the rows this recipe names."""
+        from .api import load as load_config
+
+        def load(name, split, **config_options):
+            return load_config(self.corpus, name, split=split, **self.load, **config_options)
+
+        return CONFIGS[self.config].prepare(load, self.config, self.split, self.options, list(self.metrics),
+                                            self.settings)
+
+
 class Scores:
     """The per-row values of one config's rows, shared by the rewards of its metrics: the
-    last batch scored is kept, so rewards of several metrics score each completion once."""
+    last batch scored is kept, so rewards of several metrics score each completion once.
+    Pickled (and deep-copied) as its ``Recipe`` alone: the copy prepares the rows again on
+    its first call; rewards pickled together share one copy."""
 
-    def __init__(self, index, score, where):
-        self.index, self.score, self.where = index, score, where
+    def __init__(self, recipe, prepared=None):
+        self.recipe = recipe
+        self._prepared = prepared
         self._last = (None, None)
+        # TRL's asynchronous trainer calls each reward function in a thread of its own
+        self._lock = threading.Lock()
+
+    def __getstate__(self):
+        return {"recipe": self.recipe}
+
+    def __setstate__(self, state):
+        self.__init__(state["recipe"])
+
+    @property
+    def prepared(self):
+        with self._lock:
+            if self._prepared is None:
+                self._prepared = self.recipe.prepare()
+            return self._prepared
 
     def of(self, ids, completions):
+        where = self.recipe.where
         if ids is None:
-            raise ScoringError(f"{self.where}: no 'id' column: the rewards find each completion's reference by the "
-                               "id of its row (keep the column in the training dataset)")
+            raise ScoringError(f"{where}: no 'id' column: a reward finds each completion's reference by the id of its "
+                               "row; keep it in the training dataset: .select_columns([\"prompt\", \"id\"]) (with "
+                               "\"completion\" where it is kept too), not .select_columns([\"prompt\", \"completion\"])")
         if len(ids) != len(completions):
-            raise ScoringError(f"{self.where}: {len(completions)} completions for {len(ids)} ids")
+            raise ScoringError(f"{where}: {len(completions)} completions for {len(ids)} ids")
         key = (tuple(ids), tuple(map(repr, completions)))
-        if self._last[0] == key:
-            return self._last[1]
-        unknown = [identifier for identifier in ids if identifier not in self.index]
+        last = self._last  # one read: another thread may replace it
+        if last[0] == key:
+            return last[1]
+        index, score = self.prepared
+        unknown = [identifier for identifier in ids if identifier not in index]
         if unknown:
-            raise ScoringError(f"{self.where}: {len(unknown)} id(s) name no row of the config: {shown(unknown)}")
+            raise ScoringError(f"{where}: {len(unknown)} id(s) name no row of the config: {shown(unknown)}")
         records = []
         for identifier, completion in zip(ids, completions):
             text = completion_text(completion)
             if text is None:
                 records.append(None)
                 continue
-            values, problems = self.score(text, self.index[identifier])
+            values, problems = score(text, index[identifier])
             records.append(None if malformed(problems) else values)
         self._last = (key, records)
         return records
@@ -129,7 +186,9 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
 
     Returns:
         A reward function (a list of them where ``metric`` is a list), whose ``__name__`` is
-        ``<config>_<metric>``. It loads nothing more once made.
+        ``<config>_<metric>``. It loads nothing more once made. It can be pickled and
+        deep-copied (TRL's asynchronous trainer pickles reward functions): the copy holds
+        the ``Recipe``, not the rows, and loads them again on its first call.
 
     Raises:
         ScoringError for a config without rewards or an unknown metric; ConfigError, before
@@ -158,13 +217,8 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
     given = dict(load_options, **({"variant": variant} if variant else {}))
     sorted_ = sort_arguments(corpus, config, given, split=split,
                              settings=[task.setting(name) for name in task.row_settings])
-    from .api import load as load_config
-
-    def load(name, split, **config_options):
-        return load_config(corpus, name, split=split, **sorted_.load, **config_options)
-
-    index, score = task.prepare(load, config, split, sorted_.options, metrics, sorted_.settings)
-    scores = Scores(index, score, f"{corpus} {config}" + (f" {split}" if split else ""))
+    recipe = Recipe(sorted_.corpus, config, split, sorted_.load, sorted_.options, sorted_.settings, tuple(metrics))
+    scores = Scores(recipe, recipe.prepare())  # now: a mistake in the rows shows before training starts
     functions = [Reward(scores, config, name) for name in metrics]
     return functions if isinstance(metric, (list, tuple)) else functions[0]
 
