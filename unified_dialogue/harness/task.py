@@ -14,11 +14,10 @@ value given as a dict is per corpus:
 ``{"data_dir": {"sgd": ..., "faithdial": ...}}`` for a run of both.
 """
 
-import inspect
-
 from lm_eval.api.task import ConfigurableTask
 
 from ..api import load, sort_arguments, taken
+from ..scoring import score_rows
 from ..scoring.configs import scored
 from . import prompts
 
@@ -119,17 +118,12 @@ class DialogueTask(ConfigurableTask):
 
     def score(self, predictions):
         """``scoring``'s metrics of ``predictions`` (``{id: text}``) on the rows they answer,
-        the other configs it needs loaded as the task's rows were (as ``scoring.score``
-        loads them for a whole split)."""
+        the other configs it needs loaded as the task's rows were: the scoring command's
+        ``--only-predicted`` path (``scoring.score_rows``), so that a ``--limit`` run
+        rescored from its samples gives the same figures."""
         corpus, config, split, common, _ = load_arguments(self.config.metadata)
-        docs = self.eval_docs
-        answered = [index for index, identifier in enumerate(docs["id"]) if identifier in predictions]
-        answered_rows = docs if len(answered) == len(docs) else docs.select(answered)
 
         def load_rows(name, split=split):
             return load(corpus, name, split=split, **common)
 
-        function = scored(config).scorer
-        accepted = inspect.signature(function).parameters
-        extra = {name: value for name, value in (("load_rows", load_rows), ("config", config)) if name in accepted}
-        return function(predictions, answered_rows, **extra)
+        return score_rows(config, predictions, self.eval_docs, load_rows, only_predicted=True)

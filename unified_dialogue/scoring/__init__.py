@@ -39,7 +39,7 @@ def scorer(config):
 
 
 def score(corpus, config, split, predictions, *, variant=None, data_dir=None, options=None, load_options=None,
-          allow_missing=False, per_row=False, **arguments):
+          allow_missing=False, only_predicted=False, per_row=False, **arguments):
     """The metrics of predictions for one split of a corpus's config.
 
     Args:
@@ -53,6 +53,9 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
         load_options: other arguments of every ``load`` (``cache_dir``, ``checksums``,
             ``verification_mode``, ...).
         allow_missing: count a row without a prediction as a miss instead of failing.
+        only_predicted: score the rows that have a prediction, and only them (an lm-eval
+            ``--limit`` run, a sample): the result says how many of how many rows
+            (``rows_scored``, ``rows_total``).
         per_row: add each row's own scores (``"per_row"``).
         **arguments: the scorer's settings (``use_fuzzy_match=False``); a load argument or
             a config option given here is taken as well (``api.sort_arguments`` sorts them).
@@ -92,13 +95,24 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
                                f"which {where} has no file of ({error}): add that split's files") from None
 
     rows = load_rows(config, **sorted_.options)
-    return score_rows(config, predictions, rows, load_rows, allow_missing=allow_missing, per_row=per_row,
-                      **sorted_.settings)
+    return score_rows(config, predictions, rows, load_rows, allow_missing=allow_missing,
+                      only_predicted=only_predicted, per_row=per_row, **sorted_.settings)
 
 
-def score_rows(config, predictions, rows, load_rows=None, *, allow_missing=False, per_row=False, **settings):
+def predicted_rows(rows, predictions):
+    """The rows (a Dataset or dicts) whose id ``predictions`` has, in their order."""
+    ids = rows["id"] if hasattr(rows, "column_names") else [row.get("id") for row in rows]
+    keep = [position for position, identifier in enumerate(ids) if identifier in predictions]
+    if len(keep) == len(ids):
+        return rows
+    return rows.select(keep) if hasattr(rows, "select") else [rows[position] for position in keep]
+
+
+def score_rows(config, predictions, rows, load_rows=None, *, allow_missing=False, only_predicted=False,
+               per_row=False, **settings):
     """The metrics of ``predictions`` (``{id: text}``) on loaded ``rows`` of ``config``: the
-    one call of a config's scorer, for ``score`` and the lm-eval tasks alike.
+    one call of a config's scorer, for ``score`` and the lm-eval tasks alike (which score
+    the rows a run answered: ``only_predicted``).
 
     Args:
         config: the config scored (``CONFIGS``).
@@ -106,17 +120,24 @@ def score_rows(config, predictions, rows, load_rows=None, *, allow_missing=False
         rows: the config's rows (a Dataset or dicts).
         load_rows: ``load_rows(config, split=None)``, the rows of another config of the
             same corpus and split, for a scorer that needs them.
-        allow_missing, per_row: as for ``score``.
+        allow_missing, only_predicted, per_row: as for ``score``.
         **settings: the scorer's settings (already checked).
 
     Returns:
-        The scorer's dict of metrics.
+        The scorer's dict of metrics; with ``only_predicted``, ``rows_scored`` and
+        ``rows_total`` too.
     """
     function = scored(config).scorer
     accepted = inspect.signature(function).parameters
     context = {name: value for name, value in (("load_rows", load_rows), ("config", config)) if name in accepted}
-    return function(predictions, rows, allow_missing=allow_missing, **({"per_row": True} if per_row else {}),
-                    **context, **settings)
+    total = len(rows)
+    if only_predicted:
+        rows = predicted_rows(rows, predictions)
+    metrics = function(predictions, rows, allow_missing=allow_missing, **({"per_row": True} if per_row else {}),
+                       **context, **settings)
+    if only_predicted:
+        metrics.update(rows_scored=len(rows), rows_total=total)
+    return metrics
 
 
 def flags(config):

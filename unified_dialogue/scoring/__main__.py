@@ -3,8 +3,8 @@ corpus's config it answers, and write the metrics as JSON.
 
     python -m unified_dialogue.scoring --corpus sgd --config dst-chat --split test \\
         [--variant v3] [--option NAME=VALUE ...] [--data-dir DIR] \\
-        --predictions predictions.jsonl [--output metrics.json] [--per-row rows.jsonl] [--allow-missing] \\
-        [--quiet] [scorer flags]
+        --predictions predictions.jsonl [--output metrics.json] [--per-row rows.jsonl] \\
+        [--allow-missing] [--only-predicted] [--quiet] [scorer flags]
 
 The scorer flags are those of the config's scorer (``--help`` with ``--config`` lists them;
 ``dst-chat``: ``--no-use-fuzzy-match``, ``--joint-acc-across-turn``).
@@ -12,8 +12,9 @@ The scorer flags are those of the config's scorer (``--help`` with ``--config`` 
 A mistake on the command line is one line on stderr and exit status 2, found before any
 row is loaded where it can be (the corpus, config, split and options; the predictions
 file; the output path, which is never a file the command reads; the scorer flags). A
-result that is almost surely a mistake (no prediction, no readable text, mostly unknown
-services) is written, with a ``warning:`` line on stderr (``scoring.suspicious``).
+result that is almost surely a mistake (most rows without a prediction, most texts
+unreadable, mostly unknown services) is written, with a ``warning:`` line on stderr
+(``scoring.suspicious``).
 """
 
 import argparse
@@ -55,6 +56,9 @@ def parser(config=None):
                         "never an input")
     p.add_argument("--allow-missing", action="store_true",
                    help="score a row without a prediction as a miss (counted) instead of failing")
+    p.add_argument("--only-predicted", action="store_true",
+                   help="score the rows that have a prediction, and only them (an lm-eval --limit run, a sample); "
+                        "the metrics and a line on stderr say how many of how many rows")
     p.add_argument("--quiet", action="store_true", help="no progress bars (there are none when stderr is not "
                                                         "a terminal)")
     if config is not None:
@@ -115,7 +119,8 @@ def run(args):
         load_options["verification_mode"] = "no_checks"
     metrics = score(args.corpus, args.config, args.split, predictions, variant=args.variant,
                     data_dir=args.data_dir, options=options, load_options=load_options,
-                    allow_missing=args.allow_missing, **config_flags, **({"per_row": True} if args.per_row else {}))
+                    allow_missing=args.allow_missing, only_predicted=args.only_predicted, per_row=bool(args.per_row),
+                    **config_flags)
     if args.per_row:
         write_per_row(with_malformed(metrics.pop("per_row"), metrics), args.per_row)
     if args.output:
@@ -123,6 +128,9 @@ def run(args):
     else:
         print(json.dumps(metrics, indent=2, sort_keys=True))
     what = " ".join(filter(None, (args.corpus, args.variant, args.config, args.split)))
+    if args.only_predicted:
+        print(f"scored {metrics['rows_scored']:,} of the {metrics['rows_total']:,} rows of {what}: those with a "
+              f"prediction (--only-predicted)", file=sys.stderr)
     for line in warnings(metrics, len(predictions), what=what):
         print(line, file=sys.stderr)
     return metrics
