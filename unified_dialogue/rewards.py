@@ -17,17 +17,9 @@ import threading
 from dataclasses import dataclass
 from typing import Optional
 
-from .chat.text import MALFORMED
 from .core.errors import did_you_mean
 from .scoring.configs import CONFIGS
-from .scoring.rows import ScoringError, shown
-
-
-def malformed(problems):
-    """Whether a text with these reading problems is unreadable: a problem of kind
-    ``malformed``, or one without a kind. A readable text naming a service, slot, intent or
-    tool the schema lacks is scored as it reads (as the scorer scores it), not zeroed."""
-    return any(getattr(problem, "kind", MALFORMED) == MALFORMED for problem in problems)
+from .scoring.rows import ScoringError, malformed, shown
 
 
 # ---------------------------------------------------------------- completions
@@ -119,7 +111,8 @@ class Scores:
         if ids is None:
             raise ScoringError(f"{where}: no 'id' column: a reward finds each completion's reference by the id of its "
                                "row; keep it in the training dataset: .select_columns([\"prompt\", \"id\"]) (with "
-                               "\"completion\" where it is kept too), not .select_columns([\"prompt\", \"completion\"])")
+                               "\"completion\" where it is kept too), not .select_columns([\"prompt\", "
+                               "\"completion\"])")
         if len(ids) != len(completions):
             raise ScoringError(f"{where}: {len(completions)} completions for {len(ids)} ids")
         key = (tuple(ids), tuple(map(repr, completions)))

@@ -12,8 +12,8 @@ configs takes ``config``, the name of the config scored. Its settings, declared 
 config's record, are the command's scorer flags.
 
 Modules: ``configs``, the declaration of each scored config; ``per_row``, what each
-config's per-row function needs of the rows, loaded once; ``rows``, what every scorer shares (its error, reading predictions, pairing them
-with rows by id, writing metrics); ``dst``, the DSTC8 metrics (``score_dst``, and the
+config's per-row function needs of the rows, loaded once; ``rows``, what every scorer
+shares (its error, reading predictions, pairing them with rows by id, writing metrics); ``dst``, the DSTC8 metrics (``score_dst``, and the
 official evaluator's command line, ``python -m unified_dialogue.scoring.dst``);
 ``dst_chat``, ``dst-chat`` texts read back and scored with them; ``nlu``, ``nlu-chat``
 texts read back and scored as intents and spans; ``d3st``, D3ST texts read

@@ -122,7 +122,7 @@ def run(args):
                     allow_missing=args.allow_missing, only_predicted=args.only_predicted, per_row=bool(args.per_row),
                     **config_flags)
     if args.per_row:
-        write_per_row(with_malformed(metrics.pop("per_row"), metrics), args.per_row)
+        write_per_row(metrics.pop("per_row"), args.per_row)
     if args.output:
         write_metrics(metrics, args.output)
     else:
@@ -134,16 +134,6 @@ def run(args):
     for line in warnings(metrics, len(predictions), what=what):
         print(line, file=sys.stderr)
     return metrics
-
-
-def with_malformed(records, metrics):
-    """The per-row records, each with ``malformed``: whether its text could not be read
-    whole (then a reward gives 0.0, whatever part of the text was scored)."""
-    listed = metrics.get("malformed_ids")
-    if listed is None and isinstance(metrics.get("malformed"), dict):  # generated text: {"count", "ids"}
-        listed = metrics["malformed"].get("ids")
-    malformed = set(listed or ())
-    return [dict(record, malformed=record["id"] in malformed) for record in records]
 
 
 def main(argv=None):

@@ -10,7 +10,7 @@ from ..views.d3st_text import Legend, LegendError, Unknown, parse
 from ..views.dst import empty_frame
 from .dst import ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL, \
     Turn, read_frames, row_values, score_dst, service_slots, turn_scores
-from .rows import ScoringError, fail, get, pair
+from .rows import ScoringError, fail, get, pair, row_record
 
 # What level ``dst`` does not predict, left out of its metrics.
 INTENT_METRICS = (ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL)
@@ -56,6 +56,12 @@ def row_scores(text, row, *, use_fuzzy_match=True):
     return values, problems
 
 
+def scored_row(text, row, pairs, use_fuzzy_match):
+    """``(values, problems)`` of a row for its per-row record: pairing's and reading's."""
+    values, problems = row_scores(text, row, use_fuzzy_match=use_fuzzy_match)
+    return values, pairs.problems_of(row["id"]) + problems
+
+
 def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn=False, allow_missing=False,
                per_row=False):
     """The DSTC8 metrics of D3ST outputs for ``d3st`` rows.
@@ -70,7 +76,8 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
         joint_acc_across_turn: joint accuracies across the services of a turn.
         allow_missing: score a row without a prediction as an empty frame instead of failing.
         per_row: add ``"per_row"``: each row's scores (``row_scores``) in the rows' order,
-            ``{"id", <metric>: value, ..., "frames": 1}``; not with ``joint_acc_across_turn``,
+            ``{"id", <metric>: value, ..., "frames": 1, "malformed", "problems"}``
+            (``rows.row_record``); not with ``joint_acc_across_turn``,
             whose joint accuracies belong to a turn, not to one of its frames.
 
     Returns:
@@ -153,6 +160,6 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
                    unknown_intents=len(unknown["intent"]), unknown_intents_ids=unknown["intent"],
                    frames_not_predicted=not_predicted, missing=len(pairs.absent), missing_ids=pairs.absent)
     if per_row:
-        metrics["per_row"] = [{"id": row["id"], **row_scores(text, row, use_fuzzy_match=use_fuzzy_match)[0]}
+        metrics["per_row"] = [row_record(row["id"], *scored_row(text, row, pairs, use_fuzzy_match))
                               for row, text in pairs]
     return metrics

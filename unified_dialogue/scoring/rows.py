@@ -10,7 +10,7 @@ metrics that ``write_metrics`` writes.
 
 import json
 
-from ..chat.text import MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT
+from ..chat.text import MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, Problem
 from ..core.errors import UnifiedDialogueError, with_article
 from ..core.sources import argument
 
@@ -156,6 +156,14 @@ class Pairs(list):
         malformed = set(self.malformed)
         return [identifier for identifier in self.missing if identifier not in malformed]
 
+    def problems_of(self, identifier):
+        """The problems pairing found with a row: no prediction, or one that is no text."""
+        if not hasattr(self, "_sets"):
+            self._sets = set(self.malformed), set(self.missing)
+        if identifier in self._sets[0]:
+            return [Problem(MALFORMED, "the prediction is not a string")]
+        return [Problem(MISSING, "no prediction")] if identifier in self._sets[1] else []
+
 
 def _parts(identifier):
     return identifier.split("/")
@@ -259,6 +267,12 @@ def pair(predictions, rows, *, key="id", allow_missing=False):
 # The counts of rows by the kind of problem their text has (``text.Problem.kind``).
 COUNTS = {MALFORMED: "malformed", UNKNOWN_SERVICE: "unknown_services", UNKNOWN_SLOT: "unknown_slots",
           UNKNOWN_INTENT: "unknown_intents"}
+# A tool call naming none of the row's tools (scoring.tool_calls), and a row without a prediction.
+UNKNOWN_TOOL, MISSING = "unknown_tool", "missing"
+# The count each kind of problem is listed under in a per-row record: the metrics' own names,
+# D3ST's ids the legend lacks (views.d3st_syntax.Unknown: "slot", "intent") among them.
+ROW_COUNTS = {**COUNTS, UNKNOWN_TOOL: "unknown_tools", "slot": "unknown_slots", "intent": "unknown_intents",
+              MISSING: "missing"}
 
 
 def counted(ids):
@@ -268,3 +282,29 @@ def counted(ids):
     for kind, count in COUNTS.items():
         metrics.update({count: len(ids.get(kind, [])), f"{count}_ids": ids.get(kind, [])})
     return metrics
+
+
+def malformed(problems):
+    """Whether a text with these reading problems is unreadable: a problem of kind
+    ``malformed``, or one without a kind. A readable text naming a service, slot, intent or
+    tool the schema lacks is scored as it reads, not unreadable."""
+    return any(getattr(problem, "kind", MALFORMED) == MALFORMED for problem in problems)
+
+
+def row_record(identifier, values, problems=()):
+    """One per-row record: ``{"id", <values>, "malformed", "problems"}``. ``problems``: the
+    row's, listed under the counts of the metrics (``ROW_COUNTS``: ``malformed``,
+    ``unknown_services``, ``unknown_slots``, ``unknown_intents``, ``unknown_tools``,
+    ``missing``), each with what its reader says of it (``{"unknown_slots": ["Hotels_1:
+    unknown slot 'stars'"]}``; empty for a clean text); ``malformed``: whether the text could
+    not be read whole (``malformed``), for which a reward gives 0.0.
+
+    Example:
+        >>> row_record("a/1", {"f1": 0.5}, [Problem(UNKNOWN_SLOT, "unknown slot 'x'")])
+        {'id': 'a/1', 'f1': 0.5, 'malformed': False, 'problems': {'unknown_slots': ["unknown slot 'x'"]}}
+    """
+    listed = {}
+    for problem in problems:
+        kind = getattr(problem, "kind", MALFORMED)
+        listed.setdefault(ROW_COUNTS.get(kind, kind), []).append(str(problem))
+    return {"id": identifier, **values, "malformed": malformed(problems), "problems": listed}

@@ -32,9 +32,7 @@ import re
 from ..chat.agent import loaded
 from ..chat.text import MALFORMED, Problem
 
-from .rows import ScoringError, pair
-
-UNKNOWN_TOOL = "unknown_tool"
+from .rows import UNKNOWN_TOOL, ScoringError, pair, row_record
 OPEN = "<tool_call>"
 BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.S)
 DECODER = json.JSONDecoder()
@@ -243,7 +241,7 @@ def score_tool_calls(predictions, rows, *, allow_missing=False, per_row=False):
                            ("predicted", "arguments_predicted"), ("gold", "arguments_gold"), ("extra", "extra_calls")):
             totals[total] += scores[key]
         if per_row:
-            records.append({"id": row["id"], **scores})
+            records.append(row_record(row["id"], scores, pairs.problems_of(row["id"]) + problems))
     result = metrics(totals, malformed, unknown, pairs.absent)
     if per_row:
         result["per_row"] = records
