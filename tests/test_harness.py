@@ -24,6 +24,7 @@ from unified_dialogue.harness.task import load_arguments  # noqa: E402
 DST = {name: ("#ALL_SERVICES", name) for name in (
     "joint_goal_accuracy", "average_goal_accuracy", "active_intent_accuracy", "requested_slots_f1")}
 GENERATION = {"bleu": ("all", "bleu"), "chrf": ("all", "chrf"), "rougeL": ("all", "rougeL", "fmeasure")}
+NLU = {"frame_exact_match": ("frame_exact_match",), "slot_f1": ("slot_f1",), "malformed": ("malformed",)}
 # Each task: (corpus, config, variant, {metric lm-eval reports: where the scorer's result has it}).
 TASK_SPECS = {
     "sgd_dst_chat": ("sgd", "dst-chat", None, {**DST, "malformed": ("malformed",)}),
@@ -34,16 +35,20 @@ TASK_SPECS = {
     "sgd_nlg": ("sgd", "nlg-chat", None, {**GENERATION, "ser": ("all", "ser")}),
     "sgd_response": ("sgd", "response-chat", None, GENERATION),
     "faithdial_response": ("faithdial", "response-chat", None, {**GENERATION, "knowledge_f1": ("all", "knowledge_f1")}),
+    "sgd_nlu_chat": ("sgd", "nlu-chat", None, {**NLU, "intent_accuracy": ("intent_accuracy",)}),
+    "ccpe_nlu_chat": ("ccpe", "nlu-chat", None, NLU),  # CCPE-M annotates no intents
+    "ccpe_response": ("ccpe", "response-chat", None, GENERATION),
     **{f"sgd_dst_chat_v{v}": ("sgd", "dst-chat", f"v{v}", {**DST, "malformed": ("malformed",)}) for v in range(1, 6)},
 }
 GROUPS = ["unified_dialogue", "unified_dialogue_sgd_x"]
+CORPORA = ("sgd", "faithdial", "ccpe")
 
 
 @pytest.fixture(scope="session")
 def metadata(tmp_path_factory):
     """The run's metadata: the fixtures as each corpus's local copy, a cache of the tests' own."""
-    return {"data_dir": {c: str(fixture_dir(c)) for c in ("sgd", "faithdial")},
-            "checksums": {c: checksums(c) for c in ("sgd", "faithdial")},
+    return {"data_dir": {c: str(fixture_dir(c)) for c in CORPORA},
+            "checksums": {c: checksums(c) for c in CORPORA},
             "cache_dir": str(tmp_path_factory.mktemp("harness-cache"))}
 
 
@@ -72,7 +77,7 @@ def dig(metrics, path):
 
 def command_metrics(metadata, corpus, config, variant, predictions):
     """What the scoring command's function gives for these texts on the fixtures."""
-    return scoring.score(corpus, config, "test", predictions, variant=variant, data_dir=metadata["data_dir"][corpus],
+    return scoring.score(corpus, config, "train" if corpus == "ccpe" else "test", predictions, variant=variant, data_dir=metadata["data_dir"][corpus],
                          load_options={"checksums": metadata["checksums"][corpus], "cache_dir": metadata["cache_dir"]})
 
 
@@ -103,6 +108,28 @@ def test_a_task_file_lists_no_metric_and_each_task_reports_its_configs_declared_
         declared = {metric.name: (metric.path, metric.higher_is_better) for metric in CONFIGS[config].metrics}
         assert set(metrics) <= set(declared) and {declared[m][0] for m in metrics} == set(metrics.values())
         assert runs[False]["higher_is_better"][task] == {m: declared[m][1] for m in metrics}
+
+
+def test_every_scored_config_a_model_can_be_prompted_with_has_a_task_on_every_corpus():
+    import re
+
+    import datasets
+
+    from unified_dialogue import registry
+    from unified_dialogue.scoring.configs import CONFIGS
+
+    def promptable(config):  # chat messages, or D3ST's input text (nlg's GEM prompt is a string beside its acts)
+        features = config.features
+        return "input" in features or ("prompt" in features and not isinstance(features["prompt"], datasets.Value))
+
+    named = set()
+    for path in __import__("pathlib").Path(TASKS).glob("*.yaml"):
+        fields = dict(re.findall(r"^  (corpus|config): (\S+)$", path.read_text(), re.M))
+        if fields:
+            named.add((fields["corpus"], fields["config"]))
+    wanted = {(corpus.name, config.name) for corpus in registry.corpora().values() if corpus.package.startswith("loaders")
+              for config in corpus.configs if config.name in CONFIGS and promptable(config)}
+    assert wanted == named
 
 
 def test_perturbed_texts_score_below_the_gold_ones_on_every_task(runs):
