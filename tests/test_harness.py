@@ -307,3 +307,15 @@ def test_samples_of_several_filters_need_one_chosen(tmp_path):
     with pytest.raises(ValueError, match="several filters \\(none, strict\\)"):
         read_samples(path)
     assert read_samples(path, "strict") == {"a": "y"}
+
+
+def test_a_results_file_given_as_samples_says_what_it_is_and_which_file_to_give(cli_run, tmp_path):
+    results, samples = cli_run
+    (path,) = samples.parent.glob("results_*.json")
+    done = run("-m", "unified_dialogue.harness", "samples-to-predictions", str(path))
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert f"{path}: an lm-eval results file" in done.stderr and samples.name in done.stderr
+    alone = tmp_path / "results_2026.json"
+    alone.write_text(json.dumps(results))
+    done = run("-m", "unified_dialogue.harness", "samples-to-predictions", str(alone))
+    assert done.returncode == 2 and "--log_samples" in done.stderr
