@@ -22,8 +22,9 @@ UNKNOWN = "unknown"
 # fails; a corpus config's ``download_timeout`` changes it.
 DOWNLOAD_TIMEOUT = 30.0
 # How the loader was called, so that a hint names what works there: ``load_dataset`` (a
-# loading script, datasets 3.x), ``load`` (unified_dialogue.load) or ``cli`` (the
-# export and publish commands). Set by those entry points.
+# loading script, datasets 3.x), ``load`` (unified_dialogue.load), ``cli`` (the
+# export and publish commands) or ``lm-eval`` (a task's rows, set by its --metadata). Set by
+# those entry points.
 CALLER = contextvars.ContextVar("caller", default=None)
 
 
@@ -38,6 +39,7 @@ def local_copy_hint(corpus, called_by):
         "load_dataset": f"load_dataset('loaders/{corpus}', data_dir='path/to/copy', trust_remote_code=True)",
         "load": f"unified_dialogue.load('{corpus}', data_dir='path/to/copy')",
         "cli": "--data-dir path/to/copy",
+        "lm-eval": f"--metadata '{{\"data_dir\": {{\"{corpus}\": \"path/to/copy\"}}}}'",
     }[called_by]
     return f"Without network, load a local copy in the upstream layout: {hint}"
 
@@ -55,6 +57,8 @@ def partial_copy_hint(streaming, called_by):
     """How to load a copy that lacks files of the checksum table, for where the user is."""
     if called_by == "cli":
         return "pass --no-checks"
+    if called_by == "lm-eval":
+        return "pass --metadata '{\"verification_mode\": \"no_checks\"}'"
     if streaming:
         # datasets does not hand verification_mode to a streaming builder: a config option does.
         return "pass verify=False (datasets does not give verification_mode to a streaming build)"

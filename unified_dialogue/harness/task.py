@@ -9,36 +9,29 @@ come from the config's declaration (``scoring.configs``): a task file lists none
 A task file gives ``metadata``: ``corpus``, ``config``, ``split`` and, for SGD-X,
 ``variant``. lm-eval merges the run's own metadata (``--metadata '{...}'``,
 ``TaskManager(metadata=...)``) and the model's arguments over it; of these the task takes
-what ``load`` and the config take (``api.sort_arguments``), but ``MODEL_ARGUMENTS``. A
-value given as a dict is per corpus:
-``{"data_dir": {"sgd": ..., "faithdial": ...}}`` for a run of both.
+what ``load`` and the config take (``api.sort_arguments``), but ``metadata.MODEL_ARGUMENTS``,
+after ``metadata.check`` (before anything loads). A value given as a dict is per corpus:
+``{"data_dir": {"sgd": ..., "faithdial": ...}}`` for a run of both. A mistake, there or in
+loading the rows, ends lm-eval's command with one line (``metadata.refused``).
 """
 
 from lm_eval.api.task import ConfigurableTask
 
 from ..api import load, sort_arguments, taken
+from ..core.errors import UnifiedDialogueError
+from ..core.sources import CALLER
 from ..scoring import score_rows
 from ..scoring.configs import scored
 from . import prompts
-
-# lm-eval merges the model's arguments into the run's metadata: names that ``load`` takes
-# and models' arguments use too are never read from it (servers' base_url, vLLM's and
-# servers' seed: D3ST's option of that name keeps its default; hf's token and
-# trust_remote_code).
-MODEL_ARGUMENTS = ("base_url", "seed", "token", "trust_remote_code")
-
-
-def given(metadata, name, corpus):
-    """The value of ``name`` in the run's metadata for ``corpus`` (None where not given)."""
-    value = metadata.get(name)
-    return value.get(corpus) if isinstance(value, dict) else value
+from .metadata import MODEL_ARGUMENTS, check, given, hints_for_metadata, refused
 
 
 def load_arguments(metadata):
     """``(corpus, config, split, common, own)``: what loads a task's rows, the arguments
     every config of the corpus takes (``common``: ``load``'s and the corpus's options) apart
     from the config's own options, sorted by ``api.sort_arguments`` from the run's metadata."""
-    corpus, config, split = metadata["corpus"], metadata["config"], metadata["split"]
+    corpus, config = metadata["corpus"], metadata["config"]
+    split = given(metadata, "split", corpus)
     names = [name for part in taken(corpus, config) for name in part if name not in MODEL_ARGUMENTS]
     values = {name: given(metadata, name, corpus) for name in names}
     sorted_ = sort_arguments(corpus, config, {k: v for k, v in values.items() if v is not None}, split=split)
@@ -69,15 +62,23 @@ class DialogueTask(ConfigurableTask):
 
     def __init__(self, config=None):
         config = {key: value for key, value in config.items() if key != "class"}
-        config["test_split"] = config["metadata"]["split"]
-        config["custom_dataset"] = rows
-        config["process_results"] = self.outputs
-        corpus, name, split, common, _ = load_arguments(config["metadata"])
-        config["metric_list"] = [
-            {"metric": metric.name, "higher_is_better": metric.higher_is_better, "aggregation": self.aggregator(metric)}
-            for metric in reported(scored(name), corpus, split, common)]
-        self._scored = None
-        super().__init__(config=config)
+        token = hints_for_metadata()
+        try:
+            check(config["metadata"])  # before anything loads
+            corpus, name, split, common, _ = load_arguments(config["metadata"])
+            config["test_split"] = split
+            config["custom_dataset"] = rows
+            config["process_results"] = self.outputs
+            config["metric_list"] = [
+                {"metric": metric.name, "higher_is_better": metric.higher_is_better,
+                 "aggregation": self.aggregator(metric)}
+                for metric in reported(scored(name), corpus, split, common)]
+            self._scored = None
+            super().__init__(config=config)
+        except UnifiedDialogueError as error:  # a mistake in the metadata, or rows that cannot be loaded
+            refused(config.get("task"), error)
+        finally:
+            CALLER.reset(token)
 
     # ------------------------------------------------------------ prompts
 
