@@ -20,7 +20,9 @@ texts read back and scored as intents and spans; ``d3st``, D3ST texts read
 back with each row's legend and scored with them; ``tool_calls``, the tool calls of
 ``agent-call-chat`` rows; ``generation``, generated text (``nlg``, ``response`` and their
 chat configs) with GEM-metrics' lexical metrics (``gem``), SGD's slot error rate (``ser``)
-and the overlap with FaithDial's knowledge (``knowledge``).
+and the overlap with FaithDial's knowledge (``knowledge``); ``sgdx``, SGD-X's schema
+sensitivity across the variants' predictions; ``suspicious``, the warnings of a result that
+is almost surely a mistake.
 """
 
 import inspect

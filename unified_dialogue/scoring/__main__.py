@@ -6,6 +6,9 @@ corpus's config it answers, and write the metrics as JSON.
         --predictions predictions.jsonl [--output metrics.json] [--per-row rows.jsonl] \\
         [--allow-missing] [--only-predicted] [--quiet] [scorer flags]
 
+With ``--variant-predictions v1=p1.jsonl ... v5=p5.jsonl`` (instead of ``--predictions``), every
+SGD-X variant's file is scored and SGD-X's schema sensitivity computed (``scoring.sgdx``).
+
 The scorer flags are those of the config's scorer (``--help`` with ``--config`` lists them;
 ``dst-chat``: ``--no-use-fuzzy-match``, ``--joint-acc-across-turn``).
 
@@ -28,6 +31,7 @@ from ..core.options import parse_assignments
 from . import score
 from .configs import CONFIGS, scored
 from .rows import read_predictions, write_metrics, write_per_row
+from .sgdx import score_variants
 from .suspicious import warnings
 
 PROG = "python -m unified_dialogue.scoring"
@@ -49,7 +53,11 @@ def parser(config=None):
     p.add_argument("--no-checks", action="store_true",
                    help="do not check the sizes and sha256 of the source files (a partial copy)")
     p.add_argument("--cache-dir", help="the datasets cache to build the rows in")
-    p.add_argument("--predictions", required=True, help="the predictions file (JSON Lines)")
+    p.add_argument("--predictions", help="the predictions file (JSON Lines)")
+    p.add_argument("--variant-predictions", action="append", default=[], metavar="VARIANT=PATH",
+                   help="the predictions file of one variant (SGD-X: v1=p1.jsonl ... v5=p5.jsonl, each once), instead "
+                        "of --predictions and --variant: every variant is scored, and SGD-X's schema sensitivity "
+                        "computed (dst-chat, d3st)")
     p.add_argument("--output", help="where to write the metrics (default: standard output); never an input")
     p.add_argument("--per-row", metavar="PATH",
                    help="also write each row's own scores there, as JSON Lines (docs/scoring.md, \"Per-row scores\"); "
@@ -87,15 +95,38 @@ def checked_options(args):
     return sort_arguments(args.corpus, args.config, options, split=args.split).options
 
 
-def check_paths(args):
-    """The files: the predictions file readable, the output writable and no input."""
-    if os.path.isdir(args.predictions):
-        raise ConfigError(f"--predictions {args.predictions}: a folder; give the predictions file (JSON Lines)")
-    if not os.path.isfile(args.predictions):
-        raise ConfigError(f"--predictions {args.predictions}: no such file")
+def predictions_files(args):
+    """``{variant: path}`` of the predictions files named (``None``: ``--predictions``), each
+    a file that can be read; the command's mistakes in naming them, one line each."""
+    if bool(args.predictions) == bool(args.variant_predictions):
+        raise ConfigError("give the predictions: --predictions PATH, or --variant-predictions VARIANT=PATH for each "
+                          "variant (SGD-X's schema sensitivity)")
+    files = {args.variant: args.predictions} if args.predictions else {}
+    for given in args.variant_predictions:
+        variant, equals, path = given.partition("=")
+        if not equals or not variant or not path:
+            raise ConfigError(f"--variant-predictions {given!r}: not VARIANT=PATH (v1=p1.jsonl)")
+        if variant in files:
+            raise ConfigError(f"--variant-predictions: variant {variant} is given twice")
+        files[variant] = path
+    for clash, flag in ((args.variant, "--variant"), (args.per_row, "--per-row")):
+        if args.variant_predictions and clash:
+            raise ConfigError(f"{flag} goes with --predictions, not --variant-predictions (which scores every "
+                              f"variant); score one variant's file with --predictions and {flag}")
+    for path in files.values():
+        flag = "--predictions" if args.predictions else "--variant-predictions"
+        if os.path.isdir(path):
+            raise ConfigError(f"{flag} {path}: a folder; give the predictions file (JSON Lines)")
+        if not os.path.isfile(path):
+            raise ConfigError(f"{flag} {path}: no such file")
+    return files
+
+
+def check_paths(args, files):
+    """The other files: the copy there, the output writable and no input."""
     if args.data_dir and not os.path.isdir(args.data_dir):
         raise ConfigError(f"--data-dir {args.data_dir}: no such folder")
-    inputs = (args.predictions, args.checksums, args.data_dir)
+    inputs = (*files.values(), args.checksums, args.data_dir)
     if args.output:
         check_output(args.output, "--output", inputs=inputs)
     if args.per_row:
@@ -109,30 +140,37 @@ def run(args):
     about a result that is almost surely a mistake."""
     declaration = scored(args.config)  # first: a config with a scorer
     options = checked_options(args)
-    check_paths(args)
+    files = predictions_files(args)
+    check_paths(args, files)
     config_flags = {option.name: option.check(getattr(args, option.name), "the command line")
                     for option in declaration.settings}
-    predictions = read_predictions(args.predictions)
+    predictions = {variant: read_predictions(path) for variant, path in files.items()}
     load_options = {key: value for key, value in (("checksums", args.checksums), ("cache_dir", args.cache_dir))
                     if value}
     if args.no_checks:
         load_options["verification_mode"] = "no_checks"
-    metrics = score(args.corpus, args.config, args.split, predictions, variant=args.variant,
-                    data_dir=args.data_dir, options=options, load_options=load_options,
-                    allow_missing=args.allow_missing, only_predicted=args.only_predicted, per_row=bool(args.per_row),
-                    **config_flags)
+    common = dict(data_dir=args.data_dir, options=options, load_options=load_options, allow_missing=args.allow_missing,
+                  only_predicted=args.only_predicted, **config_flags)
+    if args.variant_predictions:
+        metrics = score_variants(args.corpus, args.config, args.split, predictions, **common)
+        each = metrics["variants"]
+    else:
+        metrics = score(args.corpus, args.config, args.split, predictions[args.variant], variant=args.variant,
+                        per_row=bool(args.per_row), **common)
+        each = {args.variant: metrics}
     if args.per_row:
         write_per_row(metrics.pop("per_row"), args.per_row)
     if args.output:
         write_metrics(metrics, args.output)
     else:
         print(json.dumps(metrics, indent=2, sort_keys=True))
-    what = " ".join(filter(None, (args.corpus, args.variant, args.config, args.split)))
-    if args.only_predicted:
-        print(f"scored {metrics['rows_scored']:,} of the {metrics['rows_total']:,} rows of {what}: those with a "
-              f"prediction (--only-predicted)", file=sys.stderr)
-    for line in warnings(metrics, len(predictions), what=what):
-        print(line, file=sys.stderr)
+    for variant, scored_metrics in each.items():
+        what = " ".join(filter(None, (args.corpus, variant, args.config, args.split)))
+        if args.only_predicted:
+            print(f"scored {scored_metrics['rows_scored']:,} of the {scored_metrics['rows_total']:,} rows of {what}: "
+                  f"those with a prediction (--only-predicted)", file=sys.stderr)
+        for line in warnings(scored_metrics, len(predictions[variant]), what=what):
+            print(line, file=sys.stderr)
     return metrics
 
 
