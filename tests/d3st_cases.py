@@ -1,8 +1,8 @@
-"""What the d3st tests share: the option combinations the D3ST authors' generator was run
-with, the fixture rows of SGD and of each SGD-X variant (made once per module and set of
-options), a small two-service dialogue written out here, a legend of its food service and
-the state a target reads as, and the check that every score of gold targets is 1.0. Imported by tests/test_d3st.py, test_d3st_text.py and
-test_scoring_d3st.py."""
+"""What the d3st tests share: the option combinations the D3ST authors' generator was run with,
+the fixture rows of SGD and of each SGD-X variant (made once per module and set of options),
+a small two-service dialogue written out here, a legend of its food service and the state a
+target reads as, and the check that every score of gold targets is 1.0. Imported by
+tests/test_d3st.py, test_d3st_text.py and test_scoring_d3st.py."""
 
 import copy
 import itertools
