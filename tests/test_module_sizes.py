@@ -6,9 +6,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parent.parent / "unified_dialogue"
-# The modules these rooms hold (scoring/gem.py aside: GEM-metrics' own concern, split apart).
-MODULES = sorted({*PACKAGE.glob("scoring/dst/*.py"), *PACKAGE.glob("scoring/*.py"), *PACKAGE.glob("harness/*.py"),
-                  PACKAGE / "rewards.py", PACKAGE / "api.py"} - {PACKAGE / "scoring" / "gem.py"})
+MODULES = sorted({*PACKAGE.glob("scoring/**/*.py"), *PACKAGE.glob("harness/*.py"), PACKAGE / "rewards.py",
+                  PACKAGE / "api.py"})
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda path: str(path.relative_to(PACKAGE)))
