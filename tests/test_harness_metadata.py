@@ -81,3 +81,15 @@ def test_lm_evals_command_ends_on_our_one_line_with_status_2(tmp_path, metadata,
     assert "Traceback" not in done.stderr and done.stderr.splitlines()[-1].startswith(words), done.stderr[-2000:]
     ours = [line for line in done.stderr.splitlines() if line.startswith("lm_eval: task")]
     assert len(ours) == 1
+
+
+def test_a_metric_the_scorer_does_not_give_for_the_run_is_nan_not_a_failure(tmp_path):
+    import math
+
+    import harness_oracle
+    import lm_eval
+
+    metadata = {"data_dir": SGD, "checksums": checksums("sgd"), "level": "dst"}  # D3ST without intents
+    results = lm_eval.simple_evaluate(model=harness_oracle.NAME, tasks=["sgd_d3st"], limit=4,
+                                      task_manager=task_manager(metadata, tmp_path))["results"]["sgd_d3st"]
+    assert results["joint_goal_accuracy,none"] == 1.0 and math.isnan(results["active_intent_accuracy,none"])
