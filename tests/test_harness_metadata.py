@@ -93,3 +93,11 @@ def test_a_metric_the_scorer_does_not_give_for_the_run_is_nan_not_a_failure(tmp_
     results = lm_eval.simple_evaluate(model=harness_oracle.NAME, tasks=["sgd_d3st"], limit=4,
                                       task_manager=task_manager(metadata, tmp_path))["results"]["sgd_d3st"]
     assert results["joint_goal_accuracy,none"] == 1.0 and math.isnan(results["active_intent_accuracy,none"])
+
+
+@pytest.mark.parametrize("split, rows", [({"faithdial": "test_topic"}, 12), ({"sgd": "validation"}, 13),
+                                         ("validation", 13), (None, 12)])
+def test_a_split_given_for_another_corpus_leaves_the_task_files_own(tmp_path, split, rows):
+    metadata = {"data_dir": SGD, "checksums": checksums("sgd"), **({"split": split} if split else {})}
+    task = task_manager(metadata, tmp_path).load(["sgd_dst_chat"])["tasks"]["sgd_dst_chat"]
+    assert len(task.eval_docs) == rows

@@ -55,11 +55,12 @@ def names():
     return taken - set(MODEL_ARGUMENTS)
 
 
-def check(metadata):
+def check(metadata, split):
     """Refuse, before anything loads, a metadata key close to one a task takes, an object
-    value naming no corpus, an argument a task cannot take, a split the task's corpus
-    lacks, a ``data_dir`` or ``checksums`` that is not there, and a value an option of the
-    task's config cannot take. Raises MetadataError."""
+    value naming no corpus, an argument a task cannot take, a ``split`` the task's corpus
+    lacks (the split it evaluates: the run's or the task file's), a ``data_dir`` or
+    ``checksums`` that is not there, and a value an option of the task's config cannot
+    take. Raises MetadataError."""
     taken, corpora = names(), registry.corpora()
     for key, value in metadata.items():
         if key not in taken:
@@ -76,7 +77,6 @@ def check(metadata):
                 raise MetadataError(key, f"{name!r} names no corpus (the corpora: {', '.join(sorted(corpora))})",
                                     {key: fixed})
     corpus = corpus_of(metadata["corpus"])
-    split = given(metadata, "split", corpus.name)
     try:
         check_split(corpus, split)
     except ConfigError:

@@ -6,8 +6,8 @@ for the same texts. The metrics, their direction and their place in the scorer's
 come from the config's declaration (``scoring.configs``): a task file lists none. Needs
 ``lm-eval`` (``pip install unified-dialogue[harness]``).
 
-A task file gives ``metadata``: ``corpus``, ``config``, ``split`` and, for SGD-X,
-``variant``. lm-eval merges the run's own metadata (``--metadata '{...}'``,
+A task file gives its split (lm-eval's ``test_split``) and ``metadata``: ``corpus``,
+``config`` and, for SGD-X, ``variant``. lm-eval merges the run's own metadata (``--metadata '{...}'``,
 ``TaskManager(metadata=...)``) and the model's arguments over it; of these the task takes
 what ``load`` and the config take (``api.sort_arguments``), but ``metadata.MODEL_ARGUMENTS``,
 after ``metadata.check`` (before anything loads). A value given as a dict is per corpus:
@@ -64,7 +64,11 @@ class DialogueTask(ConfigurableTask):
         config = {key: value for key, value in config.items() if key != "class"}
         token = hints_for_metadata()
         try:
-            check(config["metadata"])  # before anything loads
+            metadata = config["metadata"]
+            # the run's split for this task's corpus, else the task file's own
+            split = given(metadata, "split", metadata["corpus"]) or config.get("test_split")
+            check(metadata, split)  # before anything loads
+            config["metadata"] = {**metadata, "split": split}
             corpus, name, split, common, _ = load_arguments(config["metadata"])
             config["test_split"] = split
             config["custom_dataset"] = rows
