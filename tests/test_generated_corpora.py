@@ -28,6 +28,7 @@ from loaders.sgd import format as sgd_format
 from unified_dialogue import load, registry
 from unified_dialogue.core.errors import UnifiedDialogueError
 from unified_dialogue.scoring.__main__ import main as score_main
+from unified_dialogue.scoring.tool_calls import gold_text
 from unified_dialogue.testing.strategies import SourceFiles, ccpe, faithdial, sgd
 from unified_dialogue.views import d3st
 
@@ -210,21 +211,13 @@ def test_gold_d3st_scores_1_by_default_and_under_its_options(tmp_path_factory, c
                 assert metrics["frames_not_predicted"] == 0
 
 
-def gold_call(row):
-    """The completion's tool call as a model writes it: ``{"name", "arguments"}`` as JSON."""
-    (call,) = row["completion"][0]["tool_calls"]
-    arguments = call["function"]["arguments"]
-    arguments = json.loads(arguments) if isinstance(arguments, str) else arguments
-    return json.dumps({"name": call["function"]["name"], "arguments": arguments}, ensure_ascii=False)
-
-
 @budget(0.5)
 @given(corpus=sgd.corpora(variant=True), use_variant=st.booleans())
 def test_gold_agent_call_chat_scores_1(tmp_path_factory, corpus, use_variant):
     with example_folder(tmp_path_factory, "sgd") as folder:
         kwargs = sgd_kwargs(corpus, folder, use_variant)
         for split, rows in loaded("sgd", "agent-call-chat", folder, kwargs).items():
-            texts = {row["id"]: gold_call(row) for row in rows}
+            texts = {row["id"]: gold_text(row) for row in rows}
             metrics = score_command(folder, kwargs, "sgd", "agent-call-chat", split, texts)
             assert_gold(metrics, ("agent-call-chat", split))
             assert metrics["extra_calls"] == 0
