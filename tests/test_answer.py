@@ -29,7 +29,7 @@ from hypothesis import given, strategies as st
 
 from conftest import checksums, fixture_dir
 from test_chat_text_forms import RECORDS, TEXTS, frames, schemas_of
-from test_d3st import schemas_and_states
+from test_d3st_text import schemas_and_states
 from test_rewards import gold_texts
 from unified_dialogue import scoring
 from unified_dialogue.chat import nlu_text, state
@@ -91,7 +91,7 @@ def test_a_gold_d3st_target_reads_as_itself_in_any_shape(drawn, shape):
     schema, (slot_values, intent, requested), options, seed = drawn
     try:
         made = legend(schema, rng=None if seed is None else random.Random(seed), **options)
-    except LegendError:  # options that lowercasing makes one: refused (test_d3st)
+    except LegendError:  # options that lowercasing makes one: refused (test_d3st_text)
         return
     written = target(made, slot_values, intent, requested)
     assert answer(SHAPES[shape](written)) == (written, [])

@@ -6,13 +6,14 @@ set); ``Mutation`` and the small changes that make a fixture file bad (``edit``,
 fixtures. It needs pytest, a test dependency, which the rest of the package does not import.
 """
 
-from .corpus_case import (DATASETS_MAJOR, ONLY_DATASETS_3, ONLY_DATASETS_4_PLUS, CorpusTestCase, build_once,
-                          read_json, write_checksums)
+from .bad_input_checks import BadInput
+from .corpus_case import CorpusTestCase
+from .loads import DATASETS_MAJOR, ONLY_DATASETS_3, ONLY_DATASETS_4_PLUS, build_once, read_json, write_checksums
 from .mirror import Mirror, SilentServer, closed_url
 from .mutations import KINDS, Mutation, become, cut, edit, nested, raw, remove, replace
 
 __all__ = [
-    "CorpusTestCase", "Mutation", "KINDS", "edit", "remove", "raw", "replace", "cut", "become", "nested",
+    "CorpusTestCase", "BadInput", "Mutation", "KINDS", "edit", "remove", "raw", "replace", "cut", "become", "nested",
     "Mirror", "SilentServer", "closed_url", "write_checksums", "build_once", "read_json",
     "DATASETS_MAJOR", "ONLY_DATASETS_3", "ONLY_DATASETS_4_PLUS",
 ]
