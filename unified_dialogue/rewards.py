@@ -9,7 +9,8 @@ answers. docs/rl.md shows them in a training run.
 A reward never re-computes a metric: each config's declaration (``scoring.configs.CONFIGS``)
 names what to load once and the scorer's own per-row function (``scoring.per_row``), the
 per-row metrics a reward can be and the scorer settings a reward takes. A text the scorer
-counts as malformed (it could not be read whole) gets 0.0, whatever part of it could be read.
+counts as malformed (it could not be read whole: ``core.problems.unreadable``) gets 0.0,
+whatever part of it could be read.
 """
 
 import json
@@ -19,15 +20,19 @@ from typing import Optional
 
 from .core.errors import did_you_mean
 from .scoring.configs import CONFIGS
-from .scoring.rows import ScoringError, malformed, shown
+from .core.problems import unreadable
+from .scoring.rows import ScoringError, shown
 
 
 # ---------------------------------------------------------------- completions
 
 def completion_text(completion):
     """The text of a completion as TRL gives it: a string, or a list of messages (the
-    assistant's contents joined; a message's ``tool_calls`` written as JSON, which the
-    tool-call parser reads). Anything else is no text (None)."""
+    assistant's contents joined, the text parts of a list of parts; a message's
+    ``tool_calls`` written as JSON, which the tool-call parser reads). A message's reasoning
+    (``reasoning_content``, ``thinking``, ``reasoning``, as a response parser or a server
+    splits it off, or a part of another type than text) is never read: a reasoning block is
+    not part of the answer (docs/scoring.md). Anything else is no text (None)."""
     if isinstance(completion, str):
         return completion
     if isinstance(completion, dict):
@@ -39,8 +44,9 @@ def completion_text(completion):
         if not isinstance(message, dict):
             return None
         content = message.get("content")
-        if isinstance(content, list):  # content parts: their text
-            content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        if isinstance(content, list):  # content parts: the text ones
+            content = "".join(part.get("text", "") for part in content
+                              if isinstance(part, dict) and part.get("type", "text") == "text")
         if isinstance(content, str) and content:
             parts.append(content)
         if message.get("tool_calls"):
@@ -130,7 +136,7 @@ class Scores:
                 records.append(None)
                 continue
             values, problems = score(text, index[identifier])
-            records.append(None if malformed(problems) else values)
+            records.append(None if unreadable(problems) else values)
         self._last = (key, records)
         return records
 

@@ -15,7 +15,6 @@ one (``frames_not_predicted``) and, with ``allow_missing``, the rows without a p
 from dataclasses import replace
 
 from ..chat.state import Schemas, parse
-from ..chat.text import MALFORMED
 from ..views.dst import empty_frame
 from .dst import Turn, read_frames, row_values, score_dst, turn_scores
 from .rows import ScoringError, counted, get, pair, row_record
@@ -80,8 +79,8 @@ def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_sc
             (the DSTC8 setting); exactly when False.
         joint_acc_across_turn: joint accuracies across the services of a turn (MultiWOZ-style).
         per_row: add ``"per_row"``: each row's scores in the rows' order, ``{"id", <metric>:
-            value, ..., "frames", "malformed", "problems"}`` (``row_scores``, ``rows.row_record``;
-            a row without a prediction is scored as an empty text).
+            value, ..., "frames", "malformed", "missing", "problems"}`` (``row_scores``,
+            ``rows.row_record``; a row without a prediction is scored as an empty text).
 
     Returns:
         ``score_dst``'s ``{group: {metric: value}}`` (slot tagging is not scored: a text
@@ -112,15 +111,14 @@ def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_sc
     pairs = pair(predictions, rows, allow_missing=allow_missing)
     by_id = {get(row, "id", str, "reference row"): row for row in references}
     known = Schemas.of(schemas)
-    scored, ids, not_predicted, problems_of = [], {MALFORMED: list(pairs.malformed)}, 0, {}
+    scored, problems_of, not_predicted = [], pairs.problems, 0
     for row, text in pairs:
         reference = by_id.get(row["id"])
         if reference is None:
             raise ScoringError(f"row {row['id']!r}: no dst reference row has this id")
         frames, problems, absent = predicted_frames(text, reference["frames"], known)
-        problems_of[row["id"]] = problems
-        for kind in dict.fromkeys(problem.kind for problem in problems):
-            ids.setdefault(kind, []).append(row["id"])
+        if problems:
+            problems_of[row["id"]] = problems
         not_predicted += absent
         scored.append({"dialogue_id": reference["dialogue_id"], "turn_index": reference["turn_index"],
                        "frames": frames})
@@ -128,9 +126,10 @@ def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_sc
                         joint_acc_across_turn=joint_acc_across_turn, per_row=per_row)
     if per_row:  # score_dst's records (one per turn, in scoring order) in the rows' order, by row id
         by_turn = {(record.pop("dialogue_id"), record.pop("turn_index")): record for record in metrics.pop("per_row")}
+        absent = set(pairs.absent)
         metrics["per_row"] = [row_record(row["id"], by_turn[turn["dialogue_id"], turn["turn_index"]],
-                                         pairs.problems_of(row["id"]) + problems_of[row["id"]])
+                                         problems_of.get(row["id"], []), row["id"] in absent)
                               for (row, _), turn in zip(pairs, scored)]
-    metrics.update(counted(ids), frames_not_predicted=not_predicted, missing=len(pairs.absent),
+    metrics.update(counted(problems_of), frames_not_predicted=not_predicted, missing=len(pairs.absent),
                    missing_ids=pairs.absent)
     return metrics

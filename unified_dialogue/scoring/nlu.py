@@ -79,7 +79,7 @@ def score_nlu(predictions, rows, *, references=None, schemas=None, load_rows=Non
         load_rows: ``load_rows(config, split=None)`` (as ``scoring.score`` gives it).
         allow_missing: score a row without a prediction as an empty text instead of failing.
         per_row: add ``per_row``, each row's ``score_row`` values with its ``id``,
-            ``malformed`` and ``problems`` (``rows.row_record``), in the rows' order.
+            ``malformed``, ``missing`` and ``problems`` (``rows.row_record``), in the rows' order.
 
     Returns:
         ``intent_accuracy`` (None where no turn has intents annotated), ``slot_precision``,
@@ -110,19 +110,22 @@ def score_nlu(predictions, rows, *, references=None, schemas=None, load_rows=Non
         rows = rows.select_columns(["id"])
     pairs = pair(predictions, rows, allow_missing=allow_missing)
     by_id = {get(row, "id", str, "reference row"): row for row in references}
-    ids, each = {"malformed": list(pairs.malformed)}, []
+    problems_of, each = pairs.problems, []
     for row, text in pairs:
         reference = by_id.get(row["id"])
         if reference is None:
             raise ScoringError(f"row {row['id']!r}: no nlu reference row has this id")
         scores, problems = score_row("" if text is None else text, reference, known)
-        for kind in dict.fromkeys(problem.kind for problem in problems):
-            ids.setdefault(kind, []).append(row["id"])
-        each.append(row_record(row["id"], scores, pairs.problems_of(row["id"]) + problems))
+        if problems:
+            problems_of[row["id"]] = problems
+        each.append({"id": row["id"], **scores})
     metrics = corpus_scores(each)
-    metrics.update(counted(ids), missing=len(pairs.absent), missing_ids=pairs.absent)
+    metrics.update(counted(problems_of), missing=len(pairs.absent), missing_ids=pairs.absent)
     if per_row:
-        metrics["per_row"] = each
+        absent = set(pairs.absent)
+        metrics["per_row"] = [row_record(record["id"], {k: v for k, v in record.items() if k != "id"},
+                                         problems_of.get(record["id"], []), record["id"] in absent)
+                              for record in each]
     return metrics
 
 

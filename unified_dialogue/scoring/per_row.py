@@ -114,6 +114,6 @@ def generation_rows(load, config, split, options, metrics, settings):
         row, references = item
         if references is None and "chrf" in scored:  # the references' n-grams, once per row
             references = item[1] = chrf_references(generation.references_of(row))
-        return generation.row_scores(text, row, scored, noncategorical, references), []
+        return generation.row_scores(text, row, scored, noncategorical, references)
 
     return index, score

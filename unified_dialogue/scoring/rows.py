@@ -8,10 +8,11 @@ config's rows (``pair``), turns each text back into what it scores, and returns 
 metrics that ``write_metrics`` writes.
 """
 
+import dataclasses
 import json
 
-from ..chat.text import MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, Problem
 from ..core.errors import UnifiedDialogueError, with_article
+from ..core.problems import MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, UNKNOWN_TOOL, Problem, unreadable
 from ..core.sources import argument
 
 
@@ -151,18 +152,15 @@ class Pairs(list):
                          delay=2, leave=False))
 
     @property
+    def problems(self):
+        """``{id: [a malformed Problem]}`` of the rows whose prediction was not a string."""
+        return {identifier: [Problem(MALFORMED, "the prediction is not a text")] for identifier in self.malformed}
+
+    @property
     def absent(self):
         """The ids of the rows without any prediction (``missing`` but not ``malformed``)."""
         malformed = set(self.malformed)
         return [identifier for identifier in self.missing if identifier not in malformed]
-
-    def problems_of(self, identifier):
-        """The problems pairing found with a row: no prediction, or one that is no text."""
-        if not hasattr(self, "_sets"):
-            self._sets = set(self.malformed), set(self.missing)
-        if identifier in self._sets[0]:
-            return [Problem(MALFORMED, "the prediction is not a string")]
-        return [Problem(MISSING, "no prediction")] if identifier in self._sets[1] else []
 
 
 def _parts(identifier):
@@ -264,47 +262,58 @@ def pair(predictions, rows, *, key="id", allow_missing=False):
 
 # ---------------------------------------------------------------- counts of problems
 
-# The counts of rows by the kind of problem their text has (``text.Problem.kind``).
+# The count of the rows with each kind of problem (``core.problems.KINDS``), and its key.
 COUNTS = {MALFORMED: "malformed", UNKNOWN_SERVICE: "unknown_services", UNKNOWN_SLOT: "unknown_slots",
-          UNKNOWN_INTENT: "unknown_intents"}
-# A tool call naming none of the row's tools (scoring.tool_calls), and a row without a prediction.
-UNKNOWN_TOOL, MISSING = "unknown_tool", "missing"
-# The count each kind of problem is listed under in a per-row record: the metrics' own names,
-# D3ST's ids the legend lacks (views.d3st_syntax.Unknown: "slot", "intent") among them.
-ROW_COUNTS = {**COUNTS, UNKNOWN_TOOL: "unknown_tools", "slot": "unknown_slots", "intent": "unknown_intents",
-              MISSING: "missing"}
+          UNKNOWN_INTENT: "unknown_intents", UNKNOWN_TOOL: "unknown_tools"}
 
 
-def counted(ids):
-    """``{count: n, count_ids: [...]}`` for each kind of problem (``COUNTS``), from ``{kind:
-    ids of the rows whose text has it}``: a row is counted once in each kind it has."""
+def counted(problems_of, kinds=(MALFORMED, UNKNOWN_SERVICE, UNKNOWN_SLOT, UNKNOWN_INTENT)):
+    """The counts a scorer reports of its rows' problems.
+
+    Args:
+        problems_of: ``{row id: the problems of its text}`` (``core.problems.Problem``s), in
+            the order the ids are listed.
+        kinds: the kinds the scorer reports (``COUNTS``).
+
+    Returns:
+        ``{count: n, count_ids: [...]}`` for each of ``kinds``: ``malformed``, the rows whose
+        text is unreadable (``core.problems.unreadable``, the test the rewards' 0.0 uses);
+        each ``unknown_<what>``, the rows whose text names such a thing, once each.
+
+    Example:
+        >>> counted({"a": [Problem(MALFORMED, "no [states]")], "b": []}, (MALFORMED,))
+        {'malformed': 1, 'malformed_ids': ['a']}
+    """
     metrics = {}
-    for kind, count in COUNTS.items():
-        metrics.update({count: len(ids.get(kind, [])), f"{count}_ids": ids.get(kind, [])})
+    for kind in kinds:
+        if kind == MALFORMED:
+            ids = [identifier for identifier, problems in problems_of.items() if unreadable(problems)]
+        else:
+            ids = [identifier for identifier, problems in problems_of.items() if any(p.kind == kind for p in problems)]
+        metrics.update({COUNTS[kind]: len(ids), f"{COUNTS[kind]}_ids": ids})
     return metrics
 
 
-def malformed(problems):
-    """Whether a text with these reading problems is unreadable: a problem of kind
-    ``malformed``, or one without a kind. A readable text naming a service, slot, intent or
-    tool the schema lacks is scored as it reads, not unreadable."""
-    return any(getattr(problem, "kind", MALFORMED) == MALFORMED for problem in problems)
+def row_record(identifier, values, problems=(), missing=False):
+    """One per-row record: ``{"id", <values>, "malformed", "missing", "problems"}``, beside
+    ``counted``: a row is in a count's ``*_ids`` exactly when its record says so.
 
+    Args:
+        identifier: the row's id.
+        values: its per-row values.
+        problems: the problems of its text (``core.problems.Problem``s; the scorer's
+            ``problems_of`` entry: a prediction that is not a text included).
+        missing: whether the row had no prediction (``Pairs.absent``).
 
-def row_record(identifier, values, problems=()):
-    """One per-row record: ``{"id", <values>, "malformed", "problems"}``. ``problems``: the
-    row's, listed under the counts of the metrics (``ROW_COUNTS``: ``malformed``,
-    ``unknown_services``, ``unknown_slots``, ``unknown_intents``, ``unknown_tools``,
-    ``missing``), each with what its reader says of it (``{"unknown_slots": ["Hotels_1:
-    unknown slot 'stars'"]}``; empty for a clean text); ``malformed``: whether the text could
-    not be read whole (``malformed``), for which a reward gives 0.0.
+    Returns:
+        The record: ``malformed``, whether the text could not be read
+        (``core.problems.unreadable``: a reward gives it 0.0); ``missing``; ``problems``,
+        each in its JSON form ``{"kind", "text", "name"}`` (``kind`` one of
+        ``core.problems.KINDS``: the counts are ``COUNTS[kind]``; ``name``, what was unknown).
 
     Example:
-        >>> row_record("a/1", {"f1": 0.5}, [Problem(UNKNOWN_SLOT, "unknown slot 'x'")])
-        {'id': 'a/1', 'f1': 0.5, 'malformed': False, 'problems': {'unknown_slots': ["unknown slot 'x'"]}}
+        >>> row_record("a/1", {"f1": 0.5}, [Problem(UNKNOWN_SLOT, "unknown slot 'x'", "x")])["problems"]
+        [{'kind': 'unknown_slot', 'text': "unknown slot 'x'", 'name': 'x'}]
     """
-    listed = {}
-    for problem in problems:
-        kind = getattr(problem, "kind", MALFORMED)
-        listed.setdefault(ROW_COUNTS.get(kind, kind), []).append(str(problem))
-    return {"id": identifier, **values, "malformed": malformed(problems), "problems": listed}
+    return {"id": identifier, **values, "malformed": unreadable(problems), "missing": missing,
+            "problems": [dataclasses.asdict(problem) for problem in problems]}
