@@ -1,0 +1,34 @@
+"""SGD as an environment: a database, goals and tools that an agent plays, for
+reinforcement learning (TRL's ``GRPOTrainer(environment_factory=...)``) and for evaluating
+any served model (``python -m unified_dialogue.environment``).
+
+The parts are kept apart: the data (``calls``: the ``database`` config, one row per
+service call; ``database``: the SQLite file built from it and how a call is answered;
+``services``: the tools and how their arguments are checked and compared), the user
+(``goals``: what each dialogue's user wants and got; ``tickets`` and ``templates.json``:
+the goal written as instructions; ``episodes``: the ``episodes`` config, one row per
+dialogue), the episode (``episode``: one run's own state, its transactions and messages),
+the reward (``reward``), the gold agent (``gold``), the TRL binding (``binding``) and the
+evaluation against an endpoint (``play``, ``__main__``). docs/environment.md says all of it.
+"""
+
+from .. import views
+from . import calls, episodes
+
+DATABASE = views.View.of(calls, key=("id",), name="database")
+EPISODES = views.View.of(episodes, key=("id",), options=episodes.OPTIONS, name="episodes")
+
+
+def configs():
+    """The loader configs ``database`` and ``episodes`` (SGD)."""
+    return (views.config(DATABASE), views.config(EPISODES))
+
+
+def trl(split, *, mode="ticket", variant=None, **load_options):
+    """See ``unified_dialogue.environment.binding.trl``."""
+    from .binding import trl as _trl
+
+    return _trl(split, mode=mode, variant=variant, **load_options)
+
+
+__all__ = ["DATABASE", "EPISODES", "configs", "trl"]
