@@ -31,4 +31,11 @@ def trl(split, *, mode="ticket", variant=None, **load_options):
     return _trl(split, mode=mode, variant=variant, **load_options)
 
 
-__all__ = ["DATABASE", "EPISODES", "configs", "trl"]
+def reward_function(part="reward", *parts):
+    """See ``unified_dialogue.environment.binding.reward_function``."""
+    from .binding import reward_function as _reward_function
+
+    return _reward_function(part, *parts)
+
+
+__all__ = ["DATABASE", "EPISODES", "configs", "reward_function", "trl"]

@@ -54,12 +54,14 @@ def told(episode, entry, text):
     return any(plain(value) and plain(value) in text for value in entry["values"])
 
 
-def parts(episode, final_answer=None):
+def parts(episode, final_answer=None, judge_told=True):
     """The reward of ``episode`` and its parts (see the module's docstring).
 
     Args:
         episode: an ``episode.Episode`` after the agent's turns.
         final_answer: the agent's last message, without a tool call (None: none, or unseen).
+        judge_told: whether the requested values are judged (``requested_values_given``
+            and the reward's part of it); False where the final answer cannot be seen.
 
     Returns:
         ``{part: value}`` for each of ``PARTS``.
@@ -77,7 +79,7 @@ def parts(episode, final_answer=None):
     called = set(episode.made)
     wanted = list(gold) + queries
     text = plain("\n".join([*episode.messages, final_answer or ""]))
-    given = [told(episode, entry, text) for entry in outcome["told"]]
+    given = [told(episode, entry, text) for entry in outcome["told"]] if judge_told else []
     result = {
         "transaction_precision": ratio(matched, total_made, total_gold),
         "transaction_recall": ratio(matched, total_gold, total_made),
