@@ -27,6 +27,7 @@ import os
 import sqlite3
 import tempfile
 import threading
+from urllib.request import pathname2url
 
 from .services import DONTCARE, Services
 
@@ -123,12 +124,17 @@ def rows_as_batch(rows):
     return {name: [row[name] for row in rows] for name in (rows[0] if rows else {"tool": None})}
 
 
+def read_only(path):
+    """The URI opening ``path`` read-only (the path quoted: a cache folder's name holds ``%``)."""
+    return f"file:{pathname2url(os.path.abspath(path))}?mode=ro"
+
+
 def is_current(path):
     """Whether ``path`` is a complete database of this version."""
     if not os.path.exists(path):
         return False
     try:
-        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        connection = sqlite3.connect(read_only(path), uri=True)
         try:
             found = connection.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
         finally:
@@ -149,8 +155,7 @@ def connection_to(path):
     serialises its use; the lock keeps a query's statements together)."""
     key = (os.getpid(), path)
     if key not in _CONNECTIONS:
-        uri = f"file:{os.path.abspath(path)}?mode=ro&immutable=1"
-        _CONNECTIONS[key] = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        _CONNECTIONS[key] = sqlite3.connect(read_only(path) + "&immutable=1", uri=True, check_same_thread=False)
     return _CONNECTIONS[key]
 
 
