@@ -97,7 +97,7 @@ def fill(connection, rows, services):
     calls, union, values = [], {}, []
     batches = rows.iter(batch_size=1024) if hasattr(rows, "iter") else [rows_as_batch(rows)]
     for batch in batches:
-        for index in range(len(batch["tool"])):
+        for index in range(len(batch["dialogue_id"])):
             row = {name: batch[name][index] for name in batch}
             tool = services.tool(row["service"], row["intent"])
             arguments = pairs_dict(row["arguments"])
@@ -121,7 +121,7 @@ def fill(connection, rows, services):
 
 def rows_as_batch(rows):
     rows = list(rows)
-    return {name: [row[name] for row in rows] for name in (rows[0] if rows else {"tool": None})}
+    return {name: [row[name] for row in rows] for name in (rows[0] if rows else {"dialogue_id": None})}
 
 
 def read_only(path):
