@@ -52,28 +52,32 @@ def parameter_name(slot, taken=()):
     return slot
 
 
-def one_line(text, fallback):
+def one_line(text):
     """A description as a docstring line ``get_json_schema`` reads back whole: white space
     made one space, ``Args:``/``Returns:``/``Raises:`` written with a space before the
-    colon, a trailing ``(choices: …)`` followed by ``.``; empty: ``fallback``."""
-    text = SECTIONS.sub(r"\1 :", " ".join(text.split())) or fallback
+    colon, a trailing ``(choices: …)`` followed by ``.``."""
+    text = SECTIONS.sub(r"\1 :", " ".join(text.split()))
     return f"{text} ." if CHOICES.search(text) else text
+
+
+def argument_text(prop, slot, parameter):
+    """The docstring line of an argument: its description (else the slot's name, else the
+    parameter's), then ``(default: <value>)`` where it has one, made ``one_line``."""
+    text = " ".join(prop["description"].split()) or " ".join(slot.split()) or parameter
+    return one_line(f"{text} (default: {prop['default']})" if "default" in prop else text)
 
 
 def tool_method(tool, description):
     """The method of one tool: its signature, annotations and docstring say its
     arguments; it calls the episode with the arguments under their slot names."""
-    slots, lines, params, annotations = {}, [one_line(description, tool.name)], [], {}
+    slots, lines, params, annotations = {}, [one_line(description) or tool.name], [], {}
     self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
     if tool.properties:
         lines += ["", "Args:"]
     for slot, prop in tool.properties.items():
         name = parameter_name(slot, slots)
         slots[name] = slot
-        text = one_line(prop["description"], slot)
-        if "default" in prop:
-            text = f"{text} (default: {prop['default']})"
-        lines.append(f"    {name}: {text}")
+        lines.append(f"    {name}: {argument_text(prop, slot, name)}")
         annotations[name] = Literal[tuple(prop["enum"])] if prop.get("enum") else str
         default = prop["default"] if "default" in prop else inspect.Parameter.empty
         params.append(inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default,
