@@ -14,7 +14,6 @@ stand-in server's answer function of the evaluation tests and docs).
 import json
 
 from ..chat.agent import plain_messages
-from .episode import error_text
 
 SEND = "send_message_to_user"
 
@@ -66,8 +65,8 @@ def answerer(rows, mode, wrong=False):
     """An answer function for ``testing.server.StandInServer``: the next assistant message
     of the gold agent of the dialogue whose episode the request is playing, found by its
     first user message (``episodes`` rows of ``mode`` with their ``agent-chat`` messages:
-    ``rows`` is ``[(episode row, agent-chat row)]``). ``wrong``: an agent that answers at
-    once, without a call."""
+    ``rows`` is ``[(episode row, agent-chat row)]``); a request of no episode raises
+    ValueError (the server's 400). ``wrong``: an agent that answers at once, without a call."""
     plays = {episode["prompt"][-1]["content"]: actions(chat["messages"], mode) for episode, chat in rows}
 
     def answer(request):
@@ -75,7 +74,7 @@ def answerer(rows, mode, wrong=False):
         first_user = next((m["content"] for m in messages if m["role"] == "user"), None)
         steps = plays.get(first_user)
         if steps is None:
-            return {"role": "assistant", "content": error_text("no such dialogue"), "tool_calls": []}
+            raise ValueError(f"no episode begins with the user message {first_user!r}")
         if wrong:
             return {"role": "assistant", "content": "Done.", "tool_calls": []}
         done = sum(m["role"] == "assistant" for m in messages)

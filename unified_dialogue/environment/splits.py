@@ -12,7 +12,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Dict
 
-from .. import load
+from .. import load, registry
 from ..core.errors import ConfigError
 from . import database
 from .episodes import checked_mode
@@ -70,8 +70,10 @@ def prepare(split, *, mode="ticket", variant=None, instruction=None, **load_opti
     """``Split`` of ``split`` in ``mode`` (see ``database_file`` for the arguments; the
     ``episodes`` config's own options ``mode`` and ``instruction``)."""
     checked_mode(mode)
-    if split is None:
-        raise ConfigError("the environment plays one split at a time: give split='train', 'validation' or 'test'")
+    known = registry.get("sgd").splits
+    if split not in known:
+        raise ConfigError(f"split {split!r}: the environment plays one split of SGD at a time, one of "
+                          f"{', '.join(known)}")
     variant_option = {"variant": variant} if variant else {}
     episodes = load("sgd", "episodes", split=split, mode=mode, instruction=instruction, **variant_option,
                     **load_options)
