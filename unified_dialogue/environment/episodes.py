@@ -1,4 +1,4 @@
-"""One row per dialogue: an episode of the environment, as ``GRPOTrainer`` takes it.
+"""One row per dialogue: an episode of the environment, as TRL's GRPOTrainer takes it.
 
 Columns: ``id`` (the dialogue id), ``dialogue_id``, ``original_id``, ``prompt`` (the
 system message of the mode, then the first user message: in ``ticket`` mode the user's
