@@ -5,9 +5,9 @@ any served model (``python -m unified_dialogue.environment``).
 The parts are kept apart: the data (``calls``: the ``database`` config, one row per
 service call; ``database``: the SQLite file built from it and how a call is answered;
 ``services``: the tools and how their arguments are checked and compared), the user
-(``goals``: what each dialogue's user wants and got; ``tickets`` and ``templates.json``:
-the goal written as instructions; ``episodes``: the ``episodes`` config, one row per
-dialogue), the episode (``episode``: one run's own state, its transactions and messages),
+(``views.goals``: what each dialogue's user wants and got, and ``chat.ticket``: the goal
+written as instructions, both shared with ``user-chat``; ``tickets`` and ``templates.json``:
+the texts of the modes; ``episodes``: the ``episodes`` config, one row per dialogue), the episode (``episode``: one run's own state, its transactions and messages),
 the reward (``reward``), the gold agent (``gold``), the TRL binding (``binding``) and the
 evaluation against an endpoint (``play``, ``__main__``). docs/environment.md says all of it.
 """

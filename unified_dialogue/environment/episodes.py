@@ -7,7 +7,7 @@ goal written as instructions, in ``replay`` mode the dialogue's first user turn)
 ``environment_factory`` dict that serves it), ``services`` (the dialogue's services, in
 its order), ``mode``, ``user_turns`` (the user's turns, in order), ``goal`` (what the
 user wants) and ``outcome`` (what the dialogue ended with), as
-``unified_dialogue.environment.goals`` describes them. User options: ``mode`` (``ticket``,
+``unified_dialogue.views.goals`` describes them. User options: ``mode`` (``ticket``,
 the default, or ``replay``) and ``instruction`` (the system message's text).
 
 The row is the whole dialogue: the goal and the outcome are what the user wanted and got
@@ -16,17 +16,15 @@ by its end, as a task given to an agent is.
 
 import json
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from datasets import Features
 
 from ..core.errors import ConfigError
 from ..core.features import BOOL, SLOT_VALUE_PAIR, STRING
 from ..core.options import Option
-from ..views.turns import Turns
-from .goals import USER, goal, outcome, speaker
-from .tickets import MODES, ticket
+from ..chat.ticket import ticket
+from ..views.goals import USER, dialogues, goal, outcome, speaker
+from .tickets import MODES
 from .tickets import instruction as instruction_text
 
 MESSAGE = {"role": STRING, "content": STRING}
@@ -51,7 +49,6 @@ OPTIONS = (
     Option("instruction", str, None, "The system message's text (default: the mode's text of "
                                      "unified_dialogue/environment/templates.json)."),
 )
-TURN_FIELDS = ("roles", "utterance", "dialog_acts", "belief_state", "query", "querying_result")
 
 
 def environment_name(services):
@@ -65,22 +62,6 @@ def checked_mode(mode):
     if mode not in MODES:
         raise ConfigError(f"mode {mode!r}: the environment's modes are {', '.join(MODES)}")
     return mode
-
-
-def dialogues(unified):
-    """``(dialogue_id, original_id, turns, schemas)`` of each record of a batch, the turns
-    holding only the fields goals read."""
-    turns = Turns(unified)
-    fields = pa.StructArray.from_arrays([turns.field(name) for name in TURN_FIELDS], names=list(TURN_FIELDS))
-    every = fields.to_pylist()
-    schemas = pc.struct_field(pc.struct_field(unified.column("knowledge").combine_chunks(), "value"),
-                              "schema").to_pylist()
-    counts = np.bincount(turns.dialogue, minlength=unified.num_rows).tolist()
-    first = 0
-    for index, (dialogue_id, original_id) in enumerate(zip(unified.column("dialogue_id").to_pylist(),
-                                                           unified.column("original_id").to_pylist())):
-        yield dialogue_id, original_id, every[first:first + counts[index]], schemas[index] or []
-        first += counts[index]
 
 
 def row(dialogue_id, original_id, turns, schemas, mode, system):

@@ -1,5 +1,7 @@
 """Goals: what the user of a dialogue wants, and what the dialogue ended with, from its
-annotations only (pure functions of one unified SGD record's turns and schemas).
+annotations only (pure functions of one unified SGD record's turns and schemas). The
+``user-chat`` rows (``chat.user``) and the environment's episodes
+(``unified_dialogue.environment``) hold the same goals.
 
 ``goal(turns, schemas)`` gives ``{"intents": [...]}``, one entry per intent the user
 pursued, in the order the user first made it active: ``service``, ``intent``,
@@ -17,14 +19,38 @@ value the system informed in the turn after the user requested its slot:
 ``{service, slot, values}``, the value as said and as canonical).
 
 ``turns``: the dialogue's turns as unified turn dicts (``roles``, ``utterance``,
-``dialog_acts``, ``belief_state``, ``query``, ``querying_result``); ``schemas``: its
-services' schema records by name.
+``dialog_acts``, ``belief_state``, ``query``, ``querying_result``; ``dialogues`` gives
+them for a batch of records); ``schemas``: its services' schema records by name.
 """
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from ..core.features import NO_INTENT
+from .turns import Turns
 
 USER, SYSTEM = "USER", "SYSTEM"
 INFORM, REQUEST, INFORM_INTENT = "INFORM", "REQUEST", "INFORM_INTENT"
+
+
+TURN_FIELDS = ("roles", "utterance", "dialog_acts", "belief_state", "query", "querying_result")
+
+
+def dialogues(unified):
+    """``(dialogue_id, original_id, turns, schemas)`` of each record of a batch (a pa.Table
+    of unified records), the turns holding only the fields goals read."""
+    turns = Turns(unified)
+    fields = pa.StructArray.from_arrays([turns.field(name) for name in TURN_FIELDS], names=list(TURN_FIELDS))
+    every = fields.to_pylist()
+    schemas = pc.struct_field(pc.struct_field(unified.column("knowledge").combine_chunks(), "value"),
+                              "schema").to_pylist()
+    counts = np.bincount(turns.dialogue, minlength=unified.num_rows).tolist()
+    first = 0
+    for index, (dialogue_id, original_id) in enumerate(zip(unified.column("dialogue_id").to_pylist(),
+                                                           unified.column("original_id").to_pylist())):
+        yield dialogue_id, original_id, every[first:first + counts[index]], schemas[index] or []
+        first += counts[index]
 
 
 def same(a, b):
