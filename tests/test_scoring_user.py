@@ -115,3 +115,17 @@ def test_a_missing_text_is_an_error_or_a_counted_miss(loaded):
     assert result["all"]["N"] == len(result["per_row"]) == rows.num_rows - 1
     with pytest.raises(ScoringError, match="load_rows"):
         score_user(gold, rows)
+
+
+def test_the_scoring_command_scores_user_chat(loaded, tmp_path, capsys):
+    from conftest import write_predictions
+    from unified_dialogue.scoring.__main__ import main
+
+    rows, _ = loaded("test")
+    predictions = write_predictions(tmp_path / "p.jsonl", {row["id"]: row["completion"][0]["content"] for row in rows})
+    main(["--corpus", "sgd", "--config", "user-chat", "--split", "test", "--data-dir", str(fixture_dir("sgd")),
+          "--checksums", checksums("sgd"), "--cache-dir", str(tmp_path / "cache"), "--predictions", str(predictions),
+          "--output", str(tmp_path / "metrics.json"), "--tokenizer", "fallback"])
+    metrics = __import__("json").loads((tmp_path / "metrics.json").read_text())
+    assert metrics["all"]["informed_values_said"] == metrics["all"]["stop_accuracy"] == 1.0
+    assert metrics["all"]["bleu"] == 100.0 and capsys.readouterr().err == ""

@@ -8,7 +8,8 @@ answers. docs/rl.md shows them in a training run.
 
 A reward never re-computes a metric: ``TASKS`` names, for each config, what to load once and
 the scorer's own per-row function (``scoring.dst_chat.row_scores``, ``scoring.d3st.row_scores``,
-``scoring.tool_calls.row_scores``, ``scoring.generation.row_scores``, ``scoring.nlu.score_row``). A text the scorer counts as
+``scoring.tool_calls.row_scores``, ``scoring.generation.row_scores``, ``scoring.nlu.score_row``,
+``scoring.user.row_scores``). A text the scorer counts as
 malformed (it could not be read whole) gets 0.0, whatever part of it could be read.
 """
 
@@ -22,7 +23,7 @@ from .chat.state import Schemas
 from .chat.text import MALFORMED
 from .core.errors import ConfigError
 from .core.options import elsewhere
-from .scoring import d3st, dst_chat, generation, nlu, tool_calls
+from .scoring import d3st, dst_chat, generation, nlu, tool_calls, user
 from .scoring import dst as dst_metrics
 from .scoring.gem import chrf_references
 from .scoring.ser import noncategorical_slots
@@ -172,6 +173,7 @@ TASKS = {
     "nlg-chat": Task(_generation, GENERATION_METRICS),
     "response": Task(_generation, GENERATION_METRICS),
     "response-chat": Task(_generation, GENERATION_METRICS),
+    "user-chat": Task(user.prepare, user.ROW_METRICS),
 }
 
 
@@ -279,11 +281,12 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
     Args:
         corpus: the corpus (``sgd``, ``faithdial``, ...).
         config: the config trained on (``dst-chat``, ``d3st``, ``agent-call-chat``, ``nlg``,
-            ``nlg-chat``, ``response``, ``response-chat``, ``nlu-chat``: ``TASKS``).
+            ``nlg-chat``, ``response``, ``response-chat``, ``nlu-chat``, ``user-chat``: ``TASKS``).
         split: the split whose rows the completions answer; None: every split.
         metric: a per-row metric of the config (``TASKS[config].metrics``; default its first:
             ``joint_goal_accuracy``, ``joint_accuracy``, ``sentence_chrf`` or
-            ``frame_exact_match``), or a list of
+            ``frame_exact_match``; user-chat's are ``sentence_chrf``, ``informed_values_said``
+            and ``stop_accuracy``), or a list of
             them for one reward function each.
         variant: the corpus's variant (SGD-X's ``v1`` … ``v5``).
         **load_options: ``load``'s arguments (``data_dir``, ``cache_dir``,

@@ -19,7 +19,9 @@ texts read back and scored as intents and spans; ``d3st``, D3ST texts read
 back with each row's legend and scored with them; ``tool_calls``, the tool calls of
 ``agent-call-chat`` rows; ``generation``, generated text (``nlg``, ``response`` and their
 chat configs) with GEM-metrics' lexical metrics (``gem``), SGD's slot error rate (``ser``)
-and the overlap with FaithDial's knowledge (``knowledge``).
+and the overlap with FaithDial's knowledge (``knowledge``); ``user``, ``user-chat`` texts
+(a model playing the user) with the same lexical metrics, the share of the informed values
+said (SER's rule) and the end of the conversation where the user's is.
 """
 
 import inspect
@@ -32,6 +34,7 @@ from .generation import score_generation
 from .nlu import score_nlu
 from .rows import ScoringError, read_predictions
 from .tool_calls import score_tool_calls
+from .user import score_user
 
 # Config name -> scorer.
 SCORERS = {
@@ -43,6 +46,7 @@ SCORERS = {
     "nlg-chat": score_generation,
     "response": score_generation,
     "response-chat": score_generation,
+    "user-chat": score_user,
 }
 
 
