@@ -99,7 +99,8 @@ def test_a_text_without_a_value_or_the_end_scores_less(loaded):
     per_row = {r["id"]: r for r in result["per_row"]}
     assert per_row[informing]["informed_values_said"] == 0.0 and per_row[informing]["stop_accuracy"] == 1.0
     assert per_row[closing]["stop_accuracy"] == 0.0 and per_row[closing]["sentence_chrf"] == 1.0
-    assert result["all"]["stop_accuracy"] == result["all"]["informed_values_said"] == (rows.num_rows - 1) / rows.num_rows
+    assert result["all"]["stop_accuracy"] == result["all"]["informed_values_said"] == \
+        (rows.num_rows - 1) / rows.num_rows
     assert result["all"]["bleu"] < 100.0
 
 

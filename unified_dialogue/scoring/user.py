@@ -48,7 +48,8 @@ def informed_values(acts, noncategorical):
 
     Example:
         >>> informed_values([{"act": "INFORM", "domain": "Media_1", "slot_value_table": [{"slot": "title",
-        ...     "values": [{"value": "The birds movie", "cononical_value": "Suburban Birds"}]}]}], {"Media_1": {"title"}})
+        ...     "values": [{"value": "The birds movie", "cononical_value": "Suburban Birds"}]}]}],
+        ...     {"Media_1": {"title"}})
         [('The birds movie', 'Suburban Birds')]
     """
     found = []
