@@ -231,7 +231,7 @@ def test_episodes_rows_hold_the_ticket_or_the_first_user_turn(ready):
 
 
 def test_an_unknown_mode_is_an_error_naming_the_modes(tmp_path):
-    with pytest.raises(ConfigError, match="option mode takes one of 'ticket', 'replay', not 'chat'"):
+    with pytest.raises(ConfigError, match="option mode takes one of 'ticket', 'replay', 'simulated', not 'chat'"):
         load("sgd", "episodes", split="validation", mode="chat", cache_dir=str(tmp_path), **{
             "data_dir": str(fixture_dir("sgd")), "checksums": checksums("sgd")})
 

@@ -7,7 +7,9 @@ service call; ``database``: the SQLite file built from it and how a call is answ
 ``services``: the tools and how their arguments are checked and compared), the user
 (``views.goals``: what each dialogue's user wants and got, and ``chat.ticket``: the goal
 written as instructions, both shared with ``user-chat``; ``tickets`` and ``templates.json``:
-the texts of the modes; ``episodes``: the ``episodes`` config, one row per dialogue), the episode (``episode``: one run's own state, its transactions and messages),
+the texts of the modes; ``episodes``: the ``episodes`` config, one row per dialogue;
+``user``: a model playing the user in ``simulated`` mode; ``report``: whether it stated its
+goal, and whose failure an episode is), the episode (``episode``: one run's own state, its transactions and messages),
 the reward (``reward``), the gold agent (``gold``), the TRL binding (``binding``) and the
 evaluation against an endpoint (``play``, ``__main__``). docs/environment.md says all of it.
 """
@@ -24,11 +26,11 @@ def configs():
     return (views.config(DATABASE), views.config(EPISODES))
 
 
-def trl(split, *, mode="ticket", variant=None, **load_options):
+def trl(split, *, mode="ticket", variant=None, user=None, **load_options):
     """See ``unified_dialogue.environment.binding.trl``."""
     from .binding import trl as _trl
 
-    return _trl(split, mode=mode, variant=variant, **load_options)
+    return _trl(split, mode=mode, variant=variant, user=user, **load_options)
 
 
 def reward_function(part="reward", *parts):

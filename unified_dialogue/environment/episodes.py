@@ -2,13 +2,15 @@
 
 Columns: ``id`` (the dialogue id), ``dialogue_id``, ``original_id``, ``prompt`` (the
 system message of the mode, then the first user message: in ``ticket`` mode the user's
-goal written as instructions, in ``replay`` mode the dialogue's first user turn),
+goal written as instructions, in ``replay`` mode the dialogue's first user turn, in
+``simulated`` mode empty, the simulated user's first turn being written when the episode
+begins),
 ``environment`` (the name of the dialogue's set of services: the entry of the
 ``environment_factory`` dict that serves it), ``services`` (the dialogue's services, in
 its order), ``mode``, ``user_turns`` (the user's turns, in order), ``goal`` (what the
 user wants) and ``outcome`` (what the dialogue ended with), as
 ``unified_dialogue.views.goals`` describes them. User options: ``mode`` (``ticket``,
-the default, or ``replay``) and ``instruction`` (the system message's text).
+the default, ``replay`` or ``simulated``) and ``instruction`` (the system message's text).
 
 The row is the whole dialogue: the goal and the outcome are what the user wanted and got
 by its end, as a task given to an agent is.
@@ -70,7 +72,12 @@ def row(dialogue_id, original_id, turns, schemas, mode, system):
     services = list(by_name)
     wanted = goal(turns, by_name)
     user_turns = [turn["utterance"] for turn in turns if speaker(turn) == USER]
-    first = ticket(wanted, by_name) if mode == "ticket" else (user_turns[0] if user_turns else "")
+    if mode == "ticket":
+        first = ticket(wanted, by_name)
+    elif mode == "replay":
+        first = user_turns[0] if user_turns else ""
+    else:  # simulated: the simulated user writes the first user message when the episode begins
+        first = ""
     return {"id": dialogue_id, "dialogue_id": dialogue_id, "original_id": original_id,
             "prompt": [{"role": "system", "content": system}, {"role": "user", "content": first}],
             "environment": environment_name(services), "services": services, "mode": mode,

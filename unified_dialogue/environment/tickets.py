@@ -9,7 +9,10 @@ import functools
 import json
 from importlib import resources
 
-MODES = ("ticket", "replay")
+MODES = ("ticket", "replay", "simulated")
+# The modes whose user the agent reaches through send_message_to_user: the corpus's user
+# turns replayed, or a model playing the user (``environment.user``).
+SPOKEN = ("replay", "simulated")
 
 
 @functools.lru_cache(maxsize=None)
@@ -19,10 +22,11 @@ def templates():
 
 
 def instruction(mode, given=None):
-    """The system message of an episode in ``mode``: ``given``, else the mode's template."""
+    """The system message of an episode in ``mode``: ``given``, else the mode's template (a
+    simulated user is met as a replayed one is, so ``simulated`` has ``replay``'s)."""
     if given is not None:
         return given
-    return templates()["instruction"][mode]
+    return templates()["instruction"]["replay" if mode in SPOKEN else mode]
 
 
 def user_text(name):
