@@ -29,6 +29,7 @@ import tempfile
 import threading
 from urllib.request import pathname2url
 
+from ..chat.agent import dumps
 from .services import DONTCARE, Services
 
 # The most rows a query of SGD's simulator returned, and the most the union gives.
@@ -48,10 +49,6 @@ INDEXES = """
 CREATE INDEX calls_by_key ON calls (dialogue_id, call_key, turn_index);
 CREATE INDEX row_values_by_value ON row_values (tool, slot, value, row);
 """
-
-
-def dumps(value):
-    return json.dumps(value, ensure_ascii=False)
 
 
 def pairs_dict(pairs):
