@@ -133,6 +133,11 @@ def fill(connection, rows, services):
     connection.executemany("INSERT INTO row_values VALUES (?, ?, ?, ?)", values)
 
 
+def read_only(path):
+    """The URI opening ``path`` read-only (the path quoted: a cache folder's name holds ``%``)."""
+    return f"file:{pathname2url(os.path.abspath(path))}?mode=ro"
+
+
 def is_current(path):
     """Whether ``path`` is a complete database of this version."""
     if not os.path.exists(path):
