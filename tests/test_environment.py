@@ -6,13 +6,15 @@ goals keep a changed value in order, and the check command over a whole copy."""
 import json
 import sqlite3
 
+import pyarrow as pa
 import pytest
 
 from conftest import checksums, fixture_dir
-from unified_dialogue import load
-from unified_dialogue.core.errors import ConfigError
+from test_agent import minimal_record
+from unified_dialogue import UNIFIED_FEATURES, load
 from unified_dialogue.chat.ticket import ticket
-from unified_dialogue.environment import database, gold, reward, splits, tickets
+from unified_dialogue.core.errors import ConfigError, SourceFormatError
+from unified_dialogue.environment import calls, database, gold, reward, splits, tickets
 from unified_dialogue.environment.episode import Episode
 from unified_dialogue.environment.services import Services
 from unified_dialogue.tools import environment_check
@@ -247,3 +249,12 @@ def test_the_check_command_passes_on_the_fixtures(tmp_path, capsys):
         counts = report["train"][mode]
         assert counts["gold_reward_1"] == counts["dialogues"] == 5 and counts["failures"] == {}
         assert counts["no_call_reward_0"] == counts["changed_reward_0"] == counts["with_transaction"] == 4
+
+
+def test_a_call_of_an_intent_outside_the_schemas_is_an_error_naming_dialogue_and_turn():
+    unified = pa.Table.from_pylist([minimal_record("BookTable")], schema=UNIFIED_FEATURES.arrow_schema)
+    with pytest.raises(SourceFormatError, match=r"dialogue sgd/train/1_00000: field 'dialog\[1\]\.query': "
+                                                r"Restaurants_1\.BookTable is not an intent"):
+        calls.table(unified)
+    assert calls.table(pa.Table.from_pylist([minimal_record("FindRestaurants")],
+                                            schema=UNIFIED_FEATURES.arrow_schema)).num_rows == 1

@@ -63,7 +63,7 @@ def assert_tools_as_agent_call_chat(schemas, mode):
 def fixture_episodes(tmp_path_factory):
     options = {"data_dir": str(fixture_dir("sgd")), "checksums": checksums("sgd"),
                "cache_dir": str(tmp_path_factory.mktemp("trl"))}
-    return options, binding.trl("validation", mode="replay", **options)
+    return options, binding.trl("validation", mode="replay", get_reward=True, **options)
 
 
 def test_the_fixtures_tools_read_back_as_agent_call_chats(fixture_episodes):
@@ -97,6 +97,8 @@ def test_the_gold_agent_through_the_methods_earns_1_and_everything_pickles(fixtu
         assert function(prompts=[row["prompt"]], completions=[completion], environments=[again]) == [1.0]
         assert function(completions=[[{"role": "assistant", "content": "", "tool_calls": [{}]}]],
                         environments=[factories[row["environment"]]()]) == [0.0]  # never reset, cut short
+    plain = binding.trl("validation", **options).environment_factory
+    assert all(not hasattr(factory(), "get_reward") for factory in plain.values())
 
 
 def test_a_tool_before_reset_and_an_unknown_part_say_what_to_do():

@@ -213,7 +213,8 @@ def test_the_trl_binding_plays_against_a_simulated_user(tmp_path, cache):
     chats = {row["dialogue_id"]: row["messages"] for row in loaded(cache, "agent-chat")}
     replayed = {row["dialogue_id"]: row["user_turns"] for row in loaded(cache, "episodes", mode="replay")}
     with StandInServer(gold_answers(loaded(cache, "user-chat"))) as user:
-        rows, factories = binding.trl("validation", mode="simulated", user=UserModel(Endpoint(user.base_url, "u")),
+        rows, factories = binding.trl("validation", mode="simulated", get_reward=True,
+                                      user=UserModel(Endpoint(user.base_url, "u")),
                                       **options)
         factories = pickle.loads(pickle.dumps(factories))
         for row in rows:

@@ -143,7 +143,7 @@ def test_predictions_are_answered_and_a_call_in_a_text_becomes_tool_calls(agent_
         assert status == 400 and f"row {agent_rows[2]['id']!r} has no prediction" in body["error"]["message"]
     with pytest.raises(ConfigError, match="1 prediction id\\(s\\) name no row: 'nope'"):
         from_predictions(agent_rows, {"nope": "x"})
-    with pytest.raises(ConfigError, match="has no 'prompt'"):
+    with pytest.raises(ConfigError, match="has no 'prompt' messages"):
         from_predictions(build("sgd", "dst")["test"], None)
 
 
@@ -271,7 +271,8 @@ def test_the_command_prints_its_base_url_and_serves_the_predictions_file(tmp_pat
 
 
 @pytest.mark.parametrize("extra, words", [
-    (["--config", "dst"], "no 'prompt'"),
+    (["--config", "dst"], "--config dst: its rows have no prompt messages"),
+    (["--config", "nlg"], "--config nlg: its rows have no prompt messages"),
     (["--config", "nope"], "no config 'nope'"),
     (["--predictions", "missing.jsonl"], "--predictions missing.jsonl: no such file"),
     (["--port", "70000"], "--port 70000: a port is 0 (any free one) to 65535"),

@@ -26,11 +26,11 @@ def configs():
     return (views.config(DATABASE), views.config(EPISODES))
 
 
-def trl(split, *, mode="ticket", variant=None, user=None, **load_options):
+def trl(split, *, mode="ticket", variant=None, get_reward=False, user=None, **load_options):
     """See ``unified_dialogue.environment.binding.trl``."""
     from .binding import trl as _trl
 
-    return _trl(split, mode=mode, variant=variant, user=user, **load_options)
+    return _trl(split, mode=mode, variant=variant, get_reward=get_reward, user=user, **load_options)
 
 
 def reward_function(part="reward", *parts):

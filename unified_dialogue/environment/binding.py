@@ -8,7 +8,10 @@ one line each (as ``transformers.utils.get_json_schema`` reads them), with ``(de
 a categorical slot is typed ``Literal[<its values>]`` (an ``enum``). A slot whose name is no
 Python identifier becomes a parameter by one rule (``parameter_name``) and is mapped back
 before the database sees it. Everything else of the class is ``_private``, but ``reset``
-(TRL's), ``get_reward`` and, in ``replay`` and ``simulated`` modes, ``send_message_to_user``.
+(TRL's), in ``replay`` and ``simulated`` modes ``send_message_to_user``, and ``get_reward``
+where asked for (``trl(..., get_reward=True)``: TRL adds it to the reward functions, weighted
+1, one column per class; ``reward_function`` is one column for all, and judges the final
+answer too).
 
 The factories and the instances carry the database's path, never an open connection:
 both pickle (TRL's asynchronous trainer sends the factories to other processes).
@@ -112,10 +115,7 @@ def send_message_to_user(self, message: str):
 class Environment:
     """The base of every environment class: ``reset(**row)`` begins an episode of an
     ``episodes`` row (in ``simulated`` mode it returns the simulated user's first turn,
-    which TRL appends to the row's empty first user message); ``get_reward()`` is its
-    reward as the environment sees it (without the final answer, which TRL keeps in the
-    completions: in ``ticket`` mode the requested values are not judged here;
-    ``reward_function`` judges them)."""
+    which TRL appends to the row's empty first user message)."""
 
     _services = None
     _factory = None
@@ -135,13 +135,20 @@ class Environment:
             return f"{opening}\n\n({user_text('ended')})" if user.ended else opening
         return None
 
+    def __reduce__(self):
+        return restore, (self._factory, self._episode)
+
+
+class RewardedEnvironment(Environment):
+    """An environment that owns its reward (``trl(..., get_reward=True)``): TRL adds
+    ``get_reward`` to the reward functions, weighted 1, one column per class. It is the
+    reward as the environment sees it, without the final answer (which TRL keeps in the
+    completions): in ``ticket`` mode the requested values are not judged here."""
+
     def get_reward(self) -> float:
         if self._episode is None:
             return 0.0
         return rewards.parts(self._episode, None, judge_told=self._factory.mode in SPOKEN)["reward"]
-
-    def __reduce__(self):
-        return restore, (self._factory, self._episode)
 
 
 def restore(factory, episode):
@@ -151,8 +158,9 @@ def restore(factory, episode):
 
 
 @functools.lru_cache(maxsize=None)
-def environment_class(schemas_text, mode):
-    """The class of a set of services (their schema records as JSON text) in ``mode``."""
+def environment_class(schemas_text, mode, rewarded=False):
+    """The class of a set of services (their schema records as JSON text) in ``mode``;
+    ``rewarded``: with ``get_reward``."""
     services = Services(json.loads(schemas_text))
     names = [schema["service_name"] for schema in services.schemas]
     methods = {}
@@ -164,32 +172,34 @@ def environment_class(schemas_text, mode):
         methods["send_message_to_user"] = send_message_to_user
     methods["_services"] = services
     title = re.sub(r"[^0-9A-Za-z_]+", "_", "_".join(sorted(names))) or "none"
-    return type(f"SGD_{title}", (Environment,), methods)
+    return type(f"SGD_{title}", (RewardedEnvironment if rewarded else Environment,), methods)
 
 
 @dataclass(frozen=True)
 class Factory:
     """``Factory()`` → a new environment of one set of services: picklable, it holds the
-    schemas as JSON text, the mode, the database's path and, in ``simulated`` mode, the
-    user's model (``user.UserModel``)."""
+    schemas as JSON text, the mode, the database's path, whether the environment has
+    ``get_reward`` and, in ``simulated`` mode, the user's model (``user.UserModel``)."""
 
     schemas_text: str
     mode: str
     path: str
+    rewarded: bool = False
     user: Optional[UserModel] = None
 
     def __call__(self):
-        return environment_class(self.schemas_text, self.mode)(self)
+        return environment_class(self.schemas_text, self.mode, self.rewarded)(self)
 
 
-def factories(ready, user=None):
+def factories(ready, get_reward=False, user=None):
     """``{environment name: Factory}`` for every set of services of a ``splits.Split``'s
-    episodes; ``user``: the simulated user's model, in ``simulated`` mode."""
+    episodes; ``get_reward``: environments with ``get_reward``; ``user``: the simulated
+    user's model, in ``simulated`` mode."""
     made = {}
     for names in {tuple(services) for services in ready.episodes["services"]}:
         schemas = [ready.schemas[name] for name in names]
         made[environment_name(names)] = Factory(json.dumps(schemas, ensure_ascii=False, sort_keys=True),
-                                                ready.mode, ready.path, user)
+                                                ready.mode, ready.path, get_reward, user)
     return dict(sorted(made.items()))
 
 
@@ -255,7 +265,7 @@ class Trl(NamedTuple):
     environment_factory: dict
 
 
-def trl(split, *, mode="ticket", variant=None, user=None, **load_options):
+def trl(split, *, mode="ticket", variant=None, get_reward=False, user=None, **load_options):
     """The episodes of a split and the environment factories, as ``GRPOTrainer`` takes them.
 
     Args:
@@ -267,6 +277,8 @@ def trl(split, *, mode="ticket", variant=None, user=None, **load_options):
             ``play.Endpoint``, the most turns, the instruction).
         variant: an SGD-X variant (``v1`` … ``v5``): the same database and goals, the
             variant's tool, slot and intent names.
+        get_reward: give the environments ``get_reward`` (``RewardedEnvironment``): TRL then
+            adds it to the reward functions, weighted 1, one column per set of services.
         load_options: ``load``'s options (``data_dir``, ``cache_dir``,
             ``verification_mode``, ...) and the ``episodes`` config's ``instruction``.
 
@@ -285,4 +297,4 @@ def trl(split, *, mode="ticket", variant=None, user=None, **load_options):
         raise ConfigError("mode 'simulated' plays against a user model: give user=UserModel(Endpoint(...))"
                           if user is None else f"user=: a user model plays only in mode 'simulated', not {mode!r}")
     ready = prepare(split, mode=mode, variant=variant, **load_options)
-    return Trl(ready.episodes, factories(ready, user))
+    return Trl(ready.episodes, factories(ready, get_reward, user))

@@ -36,10 +36,11 @@ def transactional_intents(unified):
     """``{(service, intent): is_transactional}`` of the schemas in a batch's knowledge."""
     schemas = pc.struct_field(pc.struct_field(unified.column("knowledge").combine_chunks(), "value"), "schema")
     flat = pc.list_flatten(schemas)
-    services = pc.struct_field(flat, "service_name").to_pylist()
-    intents = pc.struct_field(flat, "intents").to_pylist()
-    return {(service, intent["name"]): intent["is_transactional"]
-            for service, its in zip(services, intents) for intent in its}
+    intent_lists = pc.struct_field(flat, "intents")
+    intents = pc.list_flatten(intent_lists)
+    services = pc.struct_field(flat, "service_name").take(pc.list_parent_indices(intent_lists))
+    return dict(zip(zip(services.to_pylist(), pc.struct_field(intents, "name").to_pylist()),
+                    pc.struct_field(intents, "is_transactional").to_pylist()))
 
 
 def table(unified):
@@ -48,29 +49,31 @@ def table(unified):
     query = turns.field("query")
     rows = np.flatnonzero(query.is_valid().to_numpy(zero_copy_only=False))
     taken = pa.array(rows, pa.int64())
-    calls = query.take(taken).to_pylist()
-    results = turns.field("querying_result").take(taken).to_pylist()
+    calls = query.take(taken)
+    results = turns.field("querying_result").take(taken)
+    services = pc.struct_field(calls, "domain").to_pylist()
+    intents = pc.struct_field(calls, "method").to_pylist()
     kinds = transactional_intents(unified)
     dialogue_ids = turns.of_dialogue("dialogue_id", rows)
-    columns = {name: [] for name in ("service", "intent", "tool", "transactional", "arguments", "results")}
-    for row, call, result, dialogue in zip(rows.tolist(), calls, results, dialogue_ids.to_pylist()):
-        pair = (call["domain"], call["method"])
+    for index, (row, pair) in enumerate(zip(rows.tolist(), zip(services, intents))):
         if pair not in kinds:
+            dialogue = dialogue_ids[index].as_py()
             raise SourceFormatError("(unified records)", f"dialogue {dialogue}",
                                     f"dialog[{turns.position[row]}].query",
                                     f"{pair[0]}.{pair[1]} is not an intent of the dialogue's service schemas")
-        columns["service"].append(pair[0])
-        columns["intent"].append(pair[1])
-        columns["tool"].append(tool_name(*pair))
-        columns["transactional"].append(kinds[pair])
-        columns["arguments"].append(call["parameters"])
-        columns["results"].append(result["results"] if result is not None else [])
     schema = FEATURES.arrow_schema
+    found = pc.struct_field(results, "results")
+    if found.null_count:  # a call without results: none
+        found = pa.array([value or [] for value in found.to_pylist()], schema.field("results").type)
     arrays = {
         "id": row_ids(dialogue_ids, turns.position[rows]),
         "dialogue_id": dialogue_ids,
         "turn_index": pa.array(turns.position[rows], pa.int32()),
-        **{name: pa.array(values, schema.field(name).type) for name, values in columns.items()},
+        "service": pa.array(services, pa.string()),
+        "intent": pa.array(intents, pa.string()),
+        "tool": pa.array([tool_name(*pair) for pair in zip(services, intents)], pa.string()),
+        "transactional": pa.array([kinds[pair] for pair in zip(services, intents)], pa.bool_()),
+        "arguments": pc.struct_field(calls, "parameters").cast(schema.field("arguments").type),
+        "results": found.cast(schema.field("results").type),
     }
     return pa.Table.from_arrays([arrays[name] for name in schema.names], schema=schema)
-

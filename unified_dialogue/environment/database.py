@@ -29,6 +29,7 @@ import tempfile
 import threading
 from urllib.request import pathname2url
 
+from ..chat.agent import dumps
 from .services import DONTCARE, Services
 
 # The most rows a query of SGD's simulator returned, and the most the union gives.
@@ -48,10 +49,6 @@ INDEXES = """
 CREATE INDEX calls_by_key ON calls (dialogue_id, call_key, turn_index);
 CREATE INDEX row_values_by_value ON row_values (tool, slot, value, row);
 """
-
-
-def dumps(value):
-    return json.dumps(value, ensure_ascii=False)
 
 
 def pairs_dict(pairs):
@@ -93,35 +90,47 @@ def build(rows, schemas, path):
     return path
 
 
+COLUMNS = ("dialogue_id", "turn_index", "service", "intent", "arguments", "results")
+
+
+def batches(rows):
+    """The rows as column batches of Python values: a Dataset's read by Arrow, else grouped."""
+    if hasattr(rows, "with_format"):
+        table = rows.with_format("arrow")[:].select(list(COLUMNS))
+        for batch in table.to_batches(max_chunksize=4096):
+            yield {name: batch.column(name).to_pylist() for name in COLUMNS}
+        return
+    rows = list(rows)
+    yield {name: [row[name] for row in rows] for name in COLUMNS}
+
+
 def fill(connection, rows, services):
-    calls, union, values = [], {}, []
-    batches = rows.iter(batch_size=1024) if hasattr(rows, "iter") else [rows_as_batch(rows)]
-    for batch in batches:
+    calls, union, values, compared = [], {}, [], {}
+    for batch in batches(rows):
         for index in range(len(batch["dialogue_id"])):
-            row = {name: batch[name][index] for name in batch}
-            tool = services.tool(row["service"], row["intent"])
-            arguments = pairs_dict(row["arguments"])
-            results = [pairs_dict(result) for result in row["results"]]
-            calls.append((row["dialogue_id"], row["turn_index"], row["service"], row["intent"], tool.name,
-                          int(tool.transactional), tool.key(arguments), dumps(arguments), dumps(results)))
+            tool = services.tool(batch["service"][index], batch["intent"][index])
+            arguments = pairs_dict(batch["arguments"][index])
+            results = [pairs_dict(result) for result in batch["results"][index]]
+            texts = [dumps(result) for result in results]
+            calls.append((batch["dialogue_id"][index], batch["turn_index"][index], tool.service, tool.intent,
+                          tool.name, int(tool.transactional), tool.key(arguments), dumps(arguments),
+                          f"[{', '.join(texts)}]"))
             if tool.transactional:
                 continue
-            for result in results:
-                text = dumps(result)
-                if (tool.name, text) not in union:
-                    union[(tool.name, text)] = len(union) + 1
-                    values.extend((len(union), tool.name, slot, value)
-                                  for slot, value in services.row_values(tool, result).items())
+            for result, text in zip(results, texts):
+                if (tool.name, text) in union:
+                    continue
+                union[(tool.name, text)] = number = len(union) + 1
+                for slot, value in result.items():
+                    key = (tool.name, slot, value)
+                    if key not in compared:  # the same values recur in many rows
+                        compared[key] = services.row_values(tool, {slot: value})[slot]
+                    values.append((number, tool.name, slot, compared[key]))
     connection.executemany("INSERT INTO calls (dialogue_id, turn_index, service, intent, tool, transactional, "
                            "call_key, arguments, results) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", calls)
     connection.executemany("INSERT INTO rows (id, tool, row) VALUES (?, ?, ?)",
                            ((number, tool, text) for (tool, text), number in union.items()))
     connection.executemany("INSERT INTO row_values VALUES (?, ?, ?, ?)", values)
-
-
-def rows_as_batch(rows):
-    rows = list(rows)
-    return {name: [row[name] for row in rows] for name in (rows[0] if rows else {"dialogue_id": None})}
 
 
 def read_only(path):

@@ -15,26 +15,19 @@ the conversation with the stop marker or at its most turns.
 agent's final answer (which the episode does not see) is what the user is told.
 """
 
-import json
 from collections import Counter
 
+from ..chat.agent import dumps
 from . import database
+from .database import pairs_dict
 from .services import Services
 from .tickets import SPOKEN, user_text
 
 NOT_TEXT = "arguments must be a JSON object of the tool's arguments"
 
 
-def results_text(rows):
-    return json.dumps(rows, ensure_ascii=False)
-
-
 def error_text(message):
-    return json.dumps({"error": message}, ensure_ascii=False)
-
-
-def pairs_dict(pairs):
-    return {pair["slot"]: pair["value"] for pair in pairs}
+    return dumps({"error": message})
 
 
 class Episode:
@@ -102,7 +95,7 @@ class Episode:
             self.transactions.append((tool.name, key))
         for row in rows:
             self.read.update((tool.name, slot, value) for slot, value in self.services.row_values(tool, row).items())
-        return results_text(rows)
+        return dumps(rows)
 
     def send_message_to_user(self, message):
         """``replay`` and ``simulated`` modes: tell the user ``message``; the user's next
@@ -144,4 +137,4 @@ def gold_keys(services, calls):
     return [services.tool(c["service"], c["intent"]).key(pairs_dict(c["arguments"])) for c in calls]
 
 
-__all__ = ["Episode", "Services", "error_text", "gold_keys", "results_text"]
+__all__ = ["Episode", "Services", "error_text", "gold_keys"]

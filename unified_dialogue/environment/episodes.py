@@ -21,10 +21,10 @@ import json
 import pyarrow as pa
 from datasets import Features
 
+from ..chat.ticket import ticket
 from ..core.errors import ConfigError
 from ..core.features import BOOL, SLOT_VALUE_PAIR, STRING
 from ..core.options import Option
-from ..chat.ticket import ticket
 from ..views.goals import USER, dialogues, goal, outcome, speaker
 from .tickets import MODES
 from .tickets import instruction as instruction_text

@@ -16,6 +16,9 @@ asks for (``<tool_call>{...}</tool_call>`` for a call).
 import json
 import threading
 
+from datasets import Value
+
+from .. import registry
 from ..chat.agent import loaded, plain_messages, plain_tools
 from ..core.errors import ConfigError
 from ..harness import prompts
@@ -29,6 +32,30 @@ SYSTEM_PREFIX = f"{prompts.ROLE_NAMES['system']}: "
 
 class NoAnswer(ValueError):
     """A request no row answers: the server's HTTP 400, with this message."""
+
+
+class UnknownIds(ConfigError):
+    """Predictions whose ids name no row."""
+
+
+def has_prompt(row_or_features):
+    """Whether rows (or a config's features) hold a conversation to answer: a chat
+    config's ``prompt`` messages, or D3ST's ``input`` text (not the ``nlg`` view's GEM
+    prompt text)."""
+    prompt = row_or_features.get("prompt")
+    return "input" in row_or_features or (prompt is not None and not isinstance(prompt, (str, Value)))
+
+
+def check_config(corpus, config):
+    """Raise ConfigError where the config's rows have no conversation to answer (an
+    unknown corpus or config is left to ``load`` to name)."""
+    try:
+        features = registry.get(corpus).config(config).features
+    except (KeyError, ValueError):
+        return
+    if not has_prompt(features):
+        raise ConfigError(f"--config {config}: its rows have no prompt messages; the stand-in server answers "
+                          f"the chat configs (dst-chat, agent-call-chat, ...) and d3st")
 
 
 def content_text(content):
@@ -87,9 +114,9 @@ class Answerer:
         self.turns, self.lock = {}, threading.Lock()
         for row in rows:
             row = {key: row[key] for key in ("id", "prompt", "completion", "tools", "input", "target") if key in row}
-            if "prompt" not in row and "input" not in row:
-                raise ConfigError(f"row {row.get('id')!r} has no 'prompt' (nor D3ST's 'input'): the stand-in server "
-                                  f"answers the rows of a chat config")
+            if not has_prompt(row):
+                raise ConfigError(f"row {row.get('id')!r} has no 'prompt' messages (nor D3ST's 'input'): the stand-in "
+                                  f"server answers the rows of a chat config")
             position = len(self.rows)
             self.rows.append(row)
             forms = [conversation(prompts.messages(row))]
@@ -102,7 +129,7 @@ class Answerer:
         if predictions is not None:
             unknown = sorted(set(predictions) - {row["id"] for row in self.rows})
             if unknown:
-                raise ConfigError(f"{len(unknown)} prediction id(s) name no row: "
+                raise UnknownIds(f"{len(unknown)} prediction id(s) name no row: "
                                   f"{', '.join(map(repr, unknown[:5]))}{' ...' if len(unknown) > 5 else ''}")
 
     def __call__(self, request):

@@ -27,7 +27,11 @@ import threading
 import time
 import uuid
 
-from .answers import NoAnswer, content_text, from_predictions, gold
+from ..api import load
+from ..cli import add_copy_flags, copy_options, run_command
+from ..core.errors import ConfigError
+from ..scoring.rows import read_predictions
+from .answers import NoAnswer, UnknownIds, check_config, content_text, from_predictions, gold
 
 __all__ = ["StandInServer", "from_predictions", "gold", "NoAnswer", "main"]
 
@@ -254,11 +258,7 @@ def parser():
     p.add_argument("--config", required=True, help="a chat config (dst-chat, agent-call-chat, ...) or d3st")
     p.add_argument("--split", required=True, help="the split whose rows are served")
     p.add_argument("--variant", help="the corpus's variant (SGD-X: v1 ... v5)")
-    p.add_argument("--data-dir", help="a local copy of the corpus (default: the pinned download)")
-    p.add_argument("--checksums", help="the checksum table of the local copy or mirror")
-    p.add_argument("--no-verify", action="store_true",
-                   help="do not check the sizes and sha256 of the source files (a partial copy)")
-    p.add_argument("--cache-dir", help="the datasets cache to build the rows in")
+    add_copy_flags(p)
     p.add_argument("--predictions", help="a predictions file ({\"id\", \"text\"} lines) to answer with "
                                          "(default: each row's gold completion)")
     p.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
@@ -267,23 +267,18 @@ def parser():
 
 def serve(args):
     """Load the rows, check the predictions against them, print the base URL, serve."""
-    from ..api import load
-    from ..core.errors import ConfigError
-    from ..scoring.rows import read_predictions
-
     if args.predictions is not None and not os.path.isfile(args.predictions):
         raise ConfigError(f"--predictions {args.predictions}: no such file")
-    if args.data_dir and not os.path.isdir(args.data_dir):
-        raise ConfigError(f"--data-dir {args.data_dir}: no such folder")
     if not 0 <= args.port < 65536:
         raise ConfigError(f"--port {args.port}: a port is 0 (any free one) to 65535")
+    check_config(args.corpus, args.config)
     predictions = read_predictions(args.predictions) if args.predictions else None
-    options = {name: value for name, value in (("data_dir", args.data_dir), ("checksums", args.checksums),
-                                               ("cache_dir", args.cache_dir), ("variant", args.variant)) if value}
-    rows = load(args.corpus, args.config, split=args.split, **options, **({"verify": False} if args.no_verify else {}))
+    options = copy_options(args)
+    rows = load(args.corpus, args.config, split=args.split, **options,
+                **({"variant": args.variant} if args.variant else {}))
     try:
         answer = from_predictions(rows, predictions)
-    except ConfigError as error:
+    except UnknownIds as error:
         raise ConfigError(f"--predictions {args.predictions}: {error}") from None
     if predictions is not None and len(predictions) < len(rows):
         print(f"warning: {args.predictions} answers {len(predictions)} of the {len(rows)} rows; a request for "
@@ -306,8 +301,6 @@ def serve(args):
 
 
 def main(argv=None):
-    from ..cli import run_command
-
     run_command(parser(), serve, argv, name=PROG, flag_hints=True)
 
 

@@ -34,17 +34,50 @@ USER, SYSTEM = "USER", "SYSTEM"
 INFORM, REQUEST, INFORM_INTENT = "INFORM", "REQUEST", "INFORM_INTENT"
 
 
-TURN_FIELDS = ("roles", "utterance", "dialog_acts", "belief_state", "query", "querying_result")
+# What goals read of a turn: nested fields by name (a list of records keeps only those fields).
+VALUE = ("value", "cononical_value")
+TURN_FIELDS = {
+    "roles": None, "utterance": None,
+    "dialog_acts": {"act": None, "domain": None, "slot_value_table": {"slot": None, "values": VALUE}},
+    "belief_state": {"intent": None, "domain": None, "informed_slot_value_table": {"slot": None, "values": VALUE}},
+    "query": None, "querying_result": None,
+}
+
+
+def slim(array, fields):
+    """``array`` (records, or lists of records) with only ``fields`` (``{name: its fields,
+    or None for the whole value}``; a tuple of names for records of plain values): Python
+    objects of the rest would cost most of the time."""
+    if fields is None:
+        return array
+    if isinstance(fields, tuple):
+        fields = dict.fromkeys(fields)
+    if pa.types.is_list(array.type):
+        values = slim(array.values, fields)
+        return pa.ListArray.from_arrays(array.offsets, values, mask=array.is_null())
+    return pa.StructArray.from_arrays([slim(array.field(name), sub) for name, sub in fields.items()],
+                                      names=list(fields), mask=array.is_null())
+
+
+def distinct_schemas(unified):
+    """Each record's service schemas (records), each distinct service's made Python once."""
+    lists = pc.struct_field(pc.struct_field(unified.column("knowledge").combine_chunks(), "value"), "schema")
+    flat = pc.list_flatten(lists)
+    names = pc.struct_field(flat, "service_name").to_pylist()
+    first = {}
+    for index, name in enumerate(names):
+        first.setdefault(name, index)
+    made = dict(zip(first, flat.take(pa.array(list(first.values()), pa.int64())).to_pylist())) if first else {}
+    bounds = np.concatenate([[0], np.cumsum(pc.fill_null(pc.list_value_length(lists), 0).to_numpy())]).tolist()
+    return [[made[name] for name in names[bounds[k]:bounds[k + 1]]] for k in range(len(lists))]
 
 
 def dialogues(unified):
-    """``(dialogue_id, original_id, turns, schemas)`` of each record of a batch (a pa.Table
-    of unified records), the turns holding only the fields goals read."""
+    """``(dialogue_id, original_id, turns, schemas)`` of each record of a batch, the turns
+    holding only the fields goals read."""
     turns = Turns(unified)
-    fields = pa.StructArray.from_arrays([turns.field(name) for name in TURN_FIELDS], names=list(TURN_FIELDS))
-    every = fields.to_pylist()
-    schemas = pc.struct_field(pc.struct_field(unified.column("knowledge").combine_chunks(), "value"),
-                              "schema").to_pylist()
+    every = slim(turns.turns, TURN_FIELDS).to_pylist()
+    schemas = distinct_schemas(unified)
     counts = np.bincount(turns.dialogue, minlength=unified.num_rows).tolist()
     first = 0
     for index, (dialogue_id, original_id) in enumerate(zip(unified.column("dialogue_id").to_pylist(),
