@@ -9,10 +9,9 @@ from hypothesis import given, strategies as st
 from conftest import checksums, fixture_dir
 from unified_dialogue import load
 from unified_dialogue.chat.user import STOP, completion_text
-from unified_dialogue.scoring import gem
 from unified_dialogue.scoring.rows import ScoringError
 from unified_dialogue.scoring.user import ROW_METRICS, informed_said, informed_values, reference, row_scores, \
-    score_user
+    score_user, turn_chrf
 from unified_dialogue.testing.strategies.text import fillers, values
 
 SPLITS = ("train", "validation", "test")
@@ -55,7 +54,7 @@ def test_the_stop_marker_is_scored_where_the_users_turn_ends_the_conversation():
     assert row_scores("Somewhere in San Francisco.", middle)["informed_values_said"] == 1.0
     scores = row_scores("Somewhere nice.", middle)
     assert scores["informed_values_said"] == 0.0 and scores["stop_accuracy"] == 1.0
-    assert scores["sentence_chrf"] == gem.sentence_chrf("Somewhere nice.", ["Somewhere in SF."]) < 1.0
+    assert scores["turn_chrf"] == turn_chrf("Somewhere nice.", "Somewhere in SF.") < 1.0
 
 
 # ---------------------------------------------------------------- on the fixtures
@@ -98,7 +97,7 @@ def test_a_text_without_a_value_or_the_end_scores_less(loaded):
     result = score_user(texts, rows, load_rows=load_rows, per_row=True)
     per_row = {r["id"]: r for r in result["per_row"]}
     assert per_row[informing]["informed_values_said"] == 0.0 and per_row[informing]["stop_accuracy"] == 1.0
-    assert per_row[closing]["stop_accuracy"] == 0.0 and per_row[closing]["sentence_chrf"] == 1.0
+    assert per_row[closing]["stop_accuracy"] == 0.0 and per_row[closing]["turn_chrf"] == 1.0
     assert result["all"]["stop_accuracy"] == result["all"]["informed_values_said"] == \
         (rows.num_rows - 1) / rows.num_rows
     assert result["all"]["bleu"] < 100.0
@@ -130,3 +129,16 @@ def test_the_scoring_command_scores_user_chat(loaded, tmp_path, capsys):
     metrics = __import__("json").loads((tmp_path / "metrics.json").read_text())
     assert metrics["all"]["informed_values_said"] == metrics["all"]["stop_accuracy"] == 1.0
     assert metrics["all"]["bleu"] == 100.0 and capsys.readouterr().err == ""
+
+
+def test_a_short_turn_scores_1_against_itself_as_a_longer_one_does():
+    """Users say "Yes": the epsilon-smoothed sentence chrF of generated text gives it 0.5
+    against itself (it has no character 4- to 6-grams); the user's per-row chrF 1.0."""
+    from sacrebleu.metrics import CHRF
+
+    from unified_dialogue.scoring import gem
+
+    assert gem.sentence_chrf("Yes", ["Yes"]) == 0.5 and turn_chrf("Yes", "Yes") == turn_chrf("SFO", "SFO") == 1.0
+    assert turn_chrf("No", "Yes") == 0.0
+    for text, turn in (("Somewhere nice.", "Somewhere in SF."), ("Yes.", "Yes"), ("SFO", "SFO please")):
+        assert turn_chrf(text, turn) == CHRF(word_order=0).sentence_score(text, [turn]).score / 100

@@ -285,7 +285,7 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
         split: the split whose rows the completions answer; None: every split.
         metric: a per-row metric of the config (``TASKS[config].metrics``; default its first:
             ``joint_goal_accuracy``, ``joint_accuracy``, ``sentence_chrf`` or
-            ``frame_exact_match``; user-chat's are ``sentence_chrf``, ``informed_values_said``
+            ``frame_exact_match``; user-chat's are ``turn_chrf``, ``informed_values_said``
             and ``stop_accuracy``), or a list of
             them for one reward function each.
         variant: the corpus's variant (SGD-X's ``v1`` … ``v5``).

@@ -2,7 +2,11 @@
 turns are (``chat.user.reading``: its words, and whether it ends the conversation):
 
 - the generation metrics of the words against the user's turn, as ``response-chat`` has
-  them (GEM-metrics' lexical metrics, ``scoring.gem``; ``sentence_chrf`` per row);
+  them (GEM-metrics' lexical metrics, ``scoring.gem``); per row ``turn_chrf``, sacrebleu's
+  sentence chrF with its own default, the effective order, rather than the epsilon
+  smoothing of ``gem.sentence_chrf`` (GEM-metrics' corpus setting), which scores a short
+  turn against itself below 1 ("Yes" for "Yes": 0.5, for the character 4- to 6-grams it
+  cannot have), and users often say "Yes";
 - ``informed_values_said``: the share of the values the turn informs that the words say,
   by SER's rule (``scoring.ser``: a value of a non-categorical slot as a substring of the
   text, case aside) on the user's ``INFORM`` acts; a value counts in either of its
@@ -18,20 +22,22 @@ are their means. The acts come from the ``unified`` records of the split, the
 non-categorical slots from its ``schema`` rows.
 """
 
+import functools
+
 import numpy as np
 import pyarrow as pa
 
 from ..chat.user import reading
 from ..views.goals import canonical
 from ..views.turns import Turns, row_ids
-from .gem import LEXICAL_METRICS, chrf_references, sentence_chrf
+from .gem import LEXICAL_METRICS
 from .generation import score_generation
 from .rows import ScoringError
 from .ser import noncategorical_slots
 
 INFORM, DONTCARE = "INFORM", "dontcare"
 # The per-row metrics, each in [0, 1]; the first is a reward's default.
-ROW_METRICS = ("sentence_chrf", "informed_values_said", "stop_accuracy")
+ROW_METRICS = ("turn_chrf", "informed_values_said", "stop_accuracy")
 MEANS = ROW_METRICS[1:]
 
 
@@ -74,6 +80,19 @@ def informed_said(text, informed):
     return sum(said) / len(said) if said else 1.0
 
 
+def turn_chrf(words, reference):
+    """sacrebleu's sentence chrF / 100 of ``words`` against ``reference`` (character
+    n-grams, β = 2, the effective order: 1.0 for a text equal to its reference)."""
+    return _turn_metric().sentence_score(words, [reference]).score / 100
+
+
+@functools.lru_cache(maxsize=None)
+def _turn_metric():
+    from sacrebleu.metrics import CHRF
+
+    return CHRF(word_order=0)
+
+
 def reference(completion, acts, noncategorical):
     """What a row is scored against: ``{"words", "ends", "informed"}`` of its gold completion
     (a ``user-chat`` completion's text) and its turn's acts."""
@@ -81,23 +100,22 @@ def reference(completion, acts, noncategorical):
     return {"words": words, "ends": ends, "informed": informed_values(acts, noncategorical)}
 
 
-def row_scores(text, reference, references=None):
+def row_scores(text, reference):
     """The per-row scores of one text a model wrote as the user.
 
     Args:
         text: the model's text (the stop marker at its end, where it ends the conversation).
         reference: the row's ``reference``.
-        references: ``gem.chrf_references([reference["words"]])``, where already at hand.
 
     Returns:
-        ``{"sentence_chrf", "informed_values_said", "stop_accuracy"}``, each in [0, 1].
+        ``{"turn_chrf", "informed_values_said", "stop_accuracy"}``, each in [0, 1].
 
     Example:
-        >>> row_scores("Yes please. ###STOP###", {"words": "Yes please.", "ends": True, "informed": []})
-        {'sentence_chrf': 1.0, 'informed_values_said': 1.0, 'stop_accuracy': 1.0}
+        >>> row_scores("Yes. ###STOP###", {"words": "Yes.", "ends": True, "informed": []})
+        {'turn_chrf': 1.0, 'informed_values_said': 1.0, 'stop_accuracy': 1.0}
     """
     words, ends = reading(text)
-    return {"sentence_chrf": sentence_chrf(words, references if references is not None else [reference["words"]]),
+    return {"turn_chrf": turn_chrf(words, reference["words"]),
             "informed_values_said": informed_said(words, reference["informed"]),
             "stop_accuracy": float(ends == reference["ends"])}
 
@@ -133,21 +151,16 @@ def by_split(loaded):
 
 
 def prepare(load, config, split, options, metrics, settings):
-    """The rewards' preparation (``rewards.Task``): ``({row id: (reference, None)}, score)``,
+    """The rewards' preparation (``rewards.Task``): ``({row id: reference}, score)``,
     the references of a split (None: every split, each with its own records and schemas)."""
     rows = by_split(load(config, split, **(options or {})))
     unified, schemas = by_split(load("unified", split)), by_split(load("schema", split))
     index = {}
     for name, part in rows.items():
-        part = part.select_columns(["id", "completion"]).to_list()
-        index.update((identifier, [found, None]) for identifier, found in
-                     references_of(part, unified[name], schemas[name]).items())
+        index.update(references_of(part.select_columns(["id", "completion"]).to_list(), unified[name], schemas[name]))
 
     def score(text, item):
-        found, references = item
-        if references is None:  # the reference's n-grams, once per row
-            references = item[1] = chrf_references([found["words"]])
-        return row_scores(text, found, references), False
+        return row_scores(text, item), False
 
     return index, score
 
@@ -167,7 +180,7 @@ def score_user(predictions, rows, *, allow_missing=False, tokenizer="fallback", 
         load_rows: ``load_rows(config, split=None)``, the rows of another config of the same
             corpus, split and variant (as ``scoring.score`` gives it): the ``unified``
             records and the ``schema`` rows.
-        per_row: add ``"per_row"``: each scored row's ``{"id", "sentence_chrf",
+        per_row: add ``"per_row"``: each scored row's ``{"id", "turn_chrf",
             "informed_values_said", "stop_accuracy"}`` (``row_scores``), in the rows' order.
 
     Returns:
