@@ -2,9 +2,10 @@
 constraint of its goal, so that a simulator's mistakes are told apart from the agent's.
 
 A constraint (the last value of each of the goal's constraints: what the user wants in the
-end) is stated when the conversation shows it reached the agent: the agent called a tool of
-the constraint's service with that value for the slot (compared as calls are,
-``services.Tool.compared``), or the value is in the user's words or in what the agent told
+end) is stated when the episode shows it reached the agent: the agent called a tool of the
+constraint's service with that value for the slot, or read it in a row a tool of the service
+returned (an offer the user took: a date the agent proposed), both compared as calls are
+(``services.Tool.compared``); or the value is in the user's words or in what the agent told
 the user, as whole words, case aside. Only values of non-categorical slots are judged:
 they are said as they are (as SER judges them), while a categorical value is said in words
 ("no subtitles" for ``False``), so that only the agent's calls could show it. ``dontcare``
@@ -61,8 +62,12 @@ def mentioned(value, text):
     return any(re.search(rf"(?<!\w){re.escape(plain(form))}(?!\w)", text) for form in spellings(value) if plain(form))
 
 
-def called(episode, service, slot, value):
-    """Whether the agent called a tool of ``service`` with ``value`` for ``slot``."""
+def handled(episode, service, slot, value):
+    """Whether the agent called a tool of ``service`` with ``value`` for ``slot``, or read
+    that value of the slot in a row such a tool returned."""
+    tools = [tool for tool in episode.services.tools.values() if tool.service == service]
+    if any((tool.name, slot, tool.compared({slot: value})[slot]) in episode.read for tool in tools):
+        return True
     for call in episode.calls:
         tool = episode.services.tools.get(call["tool"])
         arguments = call["arguments"]
@@ -100,7 +105,7 @@ def unstated(goal, episode, user_said):
             value, slot = constraint["values"][-1], constraint["slot"]
             if plain(value) == DONTCARE or categorical(episode, entry["service"], slot):
                 continue
-            if not mentioned(value, heard) and not called(episode, entry["service"], slot, value):
+            if not mentioned(value, heard) and not handled(episode, entry["service"], slot, value):
                 missing.append({"service": entry["service"], "intent": entry["intent"], "slot": slot, "value": value})
     return missing
 

@@ -21,6 +21,7 @@ import argparse
 import hashlib
 import json
 import sys
+from typing import NamedTuple
 
 from unified_dialogue import load
 from unified_dialogue.cli import run_command
@@ -34,19 +35,31 @@ INFORM = "INFORM"
 
 
 class ReplayingUser:
-    """An endpoint answering as the corpus's user: the gold completion of the ``user-chat``
-    row whose prompt is the conversation sent (``misses``: the conversations of no row)."""
+    """The corpus's users: ``of(dialogue_id)`` is an endpoint answering as the user of one
+    dialogue, with the gold completion of the dialogue's ``user-chat`` row whose prompt is
+    the conversation sent (``misses``: the conversations of no row). Dialogues with the same
+    goal have rows with the same first prompt, so each user answers from its own rows."""
 
     def __init__(self):
         self.completions, self.misses = {}, 0
 
     def add(self, row):
-        self.completions[key(row["prompt"])] = row["completion"][0]["content"]
+        self.completions[(row["dialogue_id"], key(row["prompt"]))] = row["completion"][0]["content"]
+
+    def of(self, dialogue_id):
+        return DialogueUser(self, dialogue_id)
+
+
+class DialogueUser(NamedTuple):
+    """The endpoint of ``ReplayingUser.of``."""
+
+    users: ReplayingUser
+    dialogue_id: str
 
     def answer(self, messages, tools):
-        text = self.completions.get(key(messages))
+        text = self.users.completions.get((self.dialogue_id, key(messages)))
         if text is None:
-            self.misses += 1
+            self.users.misses += 1
         return {"role": "assistant", "content": text or ""}
 
 
@@ -103,10 +116,10 @@ def simulate(split, replaying, options, failures):
     """The gold agent against a ``ReplayingUser``, every episode of ``split``."""
     ready = splits.prepare(split, mode="simulated", **options)
     chats = {row["dialogue_id"]: row["messages"] for row in load("sgd", "agent-chat", split=split, **options)}
-    user_model = UserModel(replaying, max_turns=max(len(row["user_turns"]) for row in ready.episodes))
+    most = max(len(row["user_turns"]) for row in ready.episodes)
     counts = dict(simulated_reward_1=0, user_stated_goal=0, replayed_turns=0)
     for row in ready.episodes:
-        user = user_model.user_of(ready.schemas, row)
+        user = UserModel(replaying.of(row["dialogue_id"]), most).user_of(ready.schemas, row)
         user.opening()
         episode = Episode(ready.services(row["services"]), ready.path, row, user)
         final = gold.play(episode, gold.actions(chats[row["dialogue_id"]], "simulated"))
@@ -115,7 +128,7 @@ def simulate(split, replaying, options, failures):
         counts["user_stated_goal"] += ok(not report.unstated(row["goal"], episode, user.said), failures["unstated"],
                                          row["dialogue_id"])
         counts["replayed_turns"] += len(user.said)
-    counts["unmatched_user_requests"] = user_model.endpoint.misses
+    counts["unmatched_user_requests"] = replaying.misses
     return counts
 
 
