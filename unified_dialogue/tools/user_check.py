@@ -11,7 +11,7 @@
   report (``environment.report``) finds every constraint of the goal stated.
 
     python -m unified_dialogue.tools.user_check --data-dir path/to/sgd [--split train]
-        [--variant v1] [--no-checks] [--examples 3]
+        [--variant v1] [--no-verify] [--examples 3]
 
 Prints a JSON report of the counts per split, with the first rows or dialogues that fail
 each check; exits 1 where one fails.
@@ -24,7 +24,7 @@ import sys
 from typing import NamedTuple
 
 from unified_dialogue import load
-from unified_dialogue.cli import run_command
+from unified_dialogue.cli import add_copy_flags, copy_options, run_command
 from unified_dialogue.environment import gold, report, reward, splits
 from unified_dialogue.environment.episode import Episode
 from unified_dialogue.environment.user import UserModel
@@ -139,23 +139,14 @@ def ok(passed, failures, name):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m unified_dialogue.tools.user_check",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", required=True, help="a local copy of SGD in the upstream layout")
+    parser = add_copy_flags(argparse.ArgumentParser(prog="python -m unified_dialogue.tools.user_check",
+                                                    description=__doc__.split("\n\n")[0]))
     parser.add_argument("--split", action="append", help="a split to check (default: every split of the copy)")
     parser.add_argument("--variant", help="an SGD-X variant, v1 … v5")
-    parser.add_argument("--checksums", help="a checksum table of the copy")
-    parser.add_argument("--cache-dir", help="the datasets cache")
-    parser.add_argument("--no-checks", action="store_true", help="a partial copy: no verification")
     parser.add_argument("--examples", type=int, default=3, help="failing rows or dialogues listed per check")
 
     def run(args):
-        options = {"data_dir": args.data_dir}
-        for name in ("variant", "checksums", "cache_dir"):
-            if getattr(args, name):
-                options[name] = getattr(args, name)
-        if args.no_checks:
-            options["verification_mode"] = "no_checks"
+        options = {**copy_options(args), **({"variant": args.variant} if args.variant else {})}
         names = args.split or list(load("sgd", "schema", **options))
         result = {split: check_split(split, options, args.examples) for split in names}
         print(json.dumps(result, indent=2))
