@@ -232,3 +232,22 @@ def test_the_trl_binding_plays_against_a_simulated_user(tmp_path, cache):
         binding.trl("validation", mode="simulated", **options)
     with pytest.raises(ConfigError, match="only in mode 'simulated'"):
         binding.trl("validation", mode="replay", user=UserModel(Endpoint("http://127.0.0.1:9/v1", "u")), **options)
+
+
+def test_the_simulated_user_is_shown_its_turns_as_user_chat_rows_show_them():
+    from unified_dialogue.chat.text import OPENING
+    from unified_dialogue.environment.user import SimulatedUser
+
+    class Said:
+        texts = iter(["I need a table in SF. ", f"<think>done</think>Thanks. {STOP}"])
+
+        def answer(self, messages, tools):
+            assert tools is None
+            return {"role": "assistant", "content": next(self.texts)}
+
+    user = SimulatedUser(Said(), "Play the user.", 5)
+    assert user.opening() == "I need a table in SF. " and user.ended is None  # the corpus keeps such spaces
+    assert user.reply("Which day?") == "Thanks." and user.ended == "stop"
+    assert user.messages == [{"role": "system", "content": "Play the user."}, {"role": "user", "content": OPENING},
+                             {"role": "assistant", "content": "I need a table in SF. "},
+                             {"role": "user", "content": "Which day?"}, {"role": "assistant", "content": "Thanks."}]

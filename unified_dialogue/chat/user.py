@@ -47,11 +47,13 @@ def completion_text(utterance, ends):
 
 def reading(text):
     """``(words, ends)`` of a user turn a model wrote: the text without a reasoning block or
-    a fence around it (``text.answer``), then without the ``STOP`` it ends with, if it does;
-    whether it did. (A turn of the corpus whose own words end with ``STOP`` reads as ending.)"""
-    text = answer(text).strip()
-    ends = text.endswith(STOP)
-    return (text[:-len(STOP)].rstrip() if ends else text), ends
+    a fence around it (``text.answer``), then, where it ends with ``STOP`` (spaces aside),
+    without it and the spaces before it; whether it did. A text that does not end so is
+    kept as it is, so that a turn of the corpus reads back as its utterance. (A turn of the
+    corpus whose own words end with ``STOP`` reads as ending.)"""
+    text = answer(text)
+    ends = text.rstrip().endswith(STOP)
+    return (text.rstrip()[:-len(STOP)].rstrip() if ends else text), ends
 
 
 def with_stop(instruction):
