@@ -210,6 +210,22 @@ def test_gold_d3st_scores_1_by_default_and_under_its_options(tmp_path_factory, c
                 assert metrics["frames_not_predicted"] == 0
 
 
+@budget(0.4)
+@given(corpus=sgd.corpora(variant=True), use_variant=st.booleans())
+def test_gold_user_chat_scores_1(tmp_path_factory, corpus, use_variant):
+    from unified_dialogue.scoring.user import ROW_METRICS, score_user
+
+    with example_folder(tmp_path_factory, "sgd") as folder:
+        kwargs = sgd_kwargs(corpus, folder, use_variant)
+        for split, rows in loaded("sgd", "user-chat", folder, kwargs).items():
+            texts = {row["id"]: row["completion"][0]["content"] for row in rows}
+            result = score_user(texts, rows, load_rows=lambda name, split=split: loaded("sgd", name, folder,
+                                                                                         kwargs)[split],
+                                per_row=True)
+            below = [(r["id"], k, r[k]) for r in result["per_row"] for k in ROW_METRICS if r[k] != 1.0]
+            assert below == [], (split, below)
+
+
 def gold_call(row):
     """The completion's tool call as a model writes it: ``{"name", "arguments"}`` as JSON."""
     (call,) = row["completion"][0]["tool_calls"]

@@ -139,6 +139,7 @@ def test_a_short_turn_scores_1_against_itself_as_a_longer_one_does():
     from unified_dialogue.scoring import gem
 
     assert gem.sentence_chrf("Yes", ["Yes"]) == 0.5 and turn_chrf("Yes", "Yes") == turn_chrf("SFO", "SFO") == 1.0
-    assert turn_chrf("No", "Yes") == 0.0
+    assert turn_chrf("No", "Yes") == 0.0 and turn_chrf("", "") == turn_chrf(" ", "") == 1.0
+    assert turn_chrf("Yes", "") == turn_chrf("", "Yes") == 0.0
     for text, turn in (("Somewhere nice.", "Somewhere in SF."), ("Yes.", "Yes"), ("SFO", "SFO please")):
         assert turn_chrf(text, turn) == CHRF(word_order=0).sentence_score(text, [turn]).score / 100

@@ -82,7 +82,12 @@ def informed_said(text, informed):
 
 def turn_chrf(words, reference):
     """sacrebleu's sentence chrF / 100 of ``words`` against ``reference`` (character
-    n-grams, β = 2, the effective order: 1.0 for a text equal to its reference)."""
+    n-grams, β = 2, the effective order: 1.0 for a text equal to its reference). A turn
+    without characters (empty, or spaces: SGD has empty utterances) has no n-grams, which
+    sacrebleu scores 0.0 against anything: here a text without characters matches it (1.0)
+    and any other does not (0.0)."""
+    if not "".join(reference.split()):
+        return float(not "".join(words.split()))
     return _turn_metric().sentence_score(words, [reference]).score / 100
 
 
