@@ -66,6 +66,9 @@ def test_an_interrupted_run_resumes_and_keeps_finished_episodes(tmp_path, cache,
     assert [r["id"] for r in lines(out)][:2] == [r["id"] for r in lines(tmp_path / "run.jsonl")][:2]
     assert len(lines(out)) == 3
     assert replayed == lines(out)[2]["steps"]  # only the third episode was played again
+    with pytest.raises(SystemExit) as stopped:
+        evaluate(server, out, cache, "--mode", "replay")
+    assert stopped.value.code == 2 and "is an episode of another run (mode 'ticket')" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("flags,says", [

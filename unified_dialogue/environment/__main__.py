@@ -87,7 +87,7 @@ def main(argv=None):
                             args.timeout)
         terminal = sys.stderr.isatty()
         result = evaluate(endpoint, ready, args.out, unseen=unseen, limit=args.limit, concurrency=args.concurrency,
-                          max_steps=args.max_steps, progress=show if terminal else None)
+                          max_steps=args.max_steps, variant=args.variant, progress=show if terminal else None)
         if terminal:
             sys.stderr.write("\n")
         text = json.dumps(result, indent=2, ensure_ascii=False)

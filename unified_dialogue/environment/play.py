@@ -6,7 +6,7 @@ An episode sends the prompt and the tools (exactly ``agent-call-chat``'s, and
 ``send_message_to_user`` in ``replay`` mode) to ``<base_url>/chat/completions``, runs the
 tool calls of each answer in the episode, sends their results back as ``tool`` messages,
 and stops at the first answer without a tool call (the final answer) or after
-``max_steps`` answers. A line: ``id``, ``dialogue_id``, ``mode``, ``services``,
+``max_steps`` answers. A line: ``id``, ``dialogue_id``, ``mode``, ``variant``, ``services``,
 ``unseen_services``, ``ended`` (``answer`` or ``max_steps``), ``steps``, the reward and
 its parts, ``final_answer``, ``messages`` (what the model and the environment said after
 the prompt), ``temperature``.
@@ -90,7 +90,7 @@ def run_call(episode, call):
     return {"role": "tool", "tool_call_id": call.get("id") or "", "name": name, "content": content}
 
 
-def play_episode(endpoint, ready, row, unseen, max_steps):
+def play_episode(endpoint, ready, row, unseen, max_steps, variant=None):
     """Play one episode; its JSON line as a dict."""
     episode = Episode(ready.services(row["services"]), ready.path, row)
     prompt = [dict(message) for message in row["prompt"]]
@@ -106,7 +106,8 @@ def play_episode(endpoint, ready, row, unseen, max_steps):
             break
         said.extend(run_call(episode, call) for call in calls)
     parts = reward.parts(episode, final)
-    return {"id": row["id"], "dialogue_id": row["dialogue_id"], "mode": row["mode"], "services": row["services"],
+    return {"id": row["id"], "dialogue_id": row["dialogue_id"], "mode": row["mode"], "variant": variant,
+            "services": row["services"],
             "unseen_services": [s for s in row["services"] if s in unseen], "ended": ended,
             "steps": sum(m["role"] == "assistant" for m in said), **parts,
             "transactions": len(row["outcome"]["transactions"]), "final_answer": final, "messages": said,
@@ -115,9 +116,10 @@ def play_episode(endpoint, ready, row, unseen, max_steps):
 
 # ---------------------------------------------------------------- files and summary
 
-def finished(path):
+def finished(path, run=None):
     """The lines of ``path`` already written whole, by id; a last line cut short by an
-    interruption is removed (its episode is played again)."""
+    interruption is removed (its episode is played again). ``run``: ``{"mode", "variant"}``
+    every line must have (a file of another run is an error, not resumed)."""
     if not os.path.exists(path):
         return {}
     with open(path, "rb") as f:
@@ -134,6 +136,10 @@ def finished(path):
         except (ValueError, KeyError, TypeError):
             raise ConfigError(f"--out {path}: line {number} is not an episode's line; give a new file, or the "
                               f"file of the run to resume") from None
+        other = {key: record.get(key) for key in run or {} if record.get(key) != run[key]}
+        if other:
+            raise ConfigError(f"--out {path}: line {number} is an episode of another run "
+                              f"({', '.join(f'{k} {v!r}' for k, v in other.items())}); give a new file")
     return done
 
 
@@ -164,7 +170,8 @@ def summary(records):
     }
 
 
-def evaluate(endpoint, ready, out, *, unseen=(), limit=None, concurrency=4, max_steps=30, progress=None):
+def evaluate(endpoint, ready, out, *, unseen=(), limit=None, concurrency=4, max_steps=30, variant=None,
+             progress=None):
     """Play the episodes of ``ready`` (a ``splits.Split``), the first ``limit``, writing each
     line to ``out`` as it ends; episodes already there are kept, not played again.
 
@@ -172,7 +179,7 @@ def evaluate(endpoint, ready, out, *, unseen=(), limit=None, concurrency=4, max_
         The summary of every line of ``out`` that belongs to the episodes asked for.
     """
     rows = ready.episodes if limit is None else ready.episodes.select(range(min(limit, len(ready.episodes))))
-    done = finished(out)
+    done = finished(out, {"mode": ready.mode, "variant": variant})
     todo = [row for row in rows if row["id"] not in done]
     lock, unseen = threading.Lock(), frozenset(unseen)
     if progress:
@@ -180,7 +187,7 @@ def evaluate(endpoint, ready, out, *, unseen=(), limit=None, concurrency=4, max_
     pool = ThreadPoolExecutor(max_workers=concurrency)
     try:
         with open(out, "a", encoding="utf-8") as f:
-            for record in pool.map(lambda row: play_episode(endpoint, ready, row, unseen, max_steps), todo):
+            for record in pool.map(lambda row: play_episode(endpoint, ready, row, unseen, max_steps, variant), todo):
                 with lock:
                     f.write(json.dumps(record, ensure_ascii=False) + "\n")
                     f.flush()
