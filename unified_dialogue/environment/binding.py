@@ -27,6 +27,7 @@ from typing import Literal, NamedTuple
 from . import reward as rewards
 from .episode import Episode, error_text
 from .episodes import environment_name
+from .play import text_of
 from .services import Services
 from .splits import prepare
 
@@ -196,10 +197,7 @@ def final_answer(completion):
     last = completion[-1] if completion else None
     if last is None or last.get("role") != "assistant" or last.get("tool_calls"):
         return None
-    content = last.get("content")
-    if isinstance(content, list):  # content parts
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return content
+    return text_of(last.get("content"))
 
 
 class EpisodeReward:

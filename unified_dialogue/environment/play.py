@@ -90,6 +90,13 @@ def run_call(episode, call):
     return {"role": "tool", "tool_call_id": call.get("id") or "", "name": name, "content": content}
 
 
+def text_of(content):
+    """A message's content as text: a string, or the text of its parts (OpenAI's list form)."""
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content if isinstance(content, str) else ""
+
+
 def play_episode(endpoint, ready, row, unseen, max_steps, variant=None):
     """Play one episode; its JSON line as a dict."""
     episode = Episode(ready.services(row["services"]), ready.path, row)
@@ -99,10 +106,10 @@ def play_episode(endpoint, ready, row, unseen, max_steps, variant=None):
     for _ in range(max_steps):
         message = endpoint.answer(prompt + said, tools)
         calls = message.get("tool_calls") or []
-        said.append({"role": "assistant", "content": message.get("content") or "",
-                     **({"tool_calls": calls} if calls else {})})
+        content = text_of(message.get("content"))
+        said.append({"role": "assistant", "content": content, **({"tool_calls": calls} if calls else {})})
         if not calls:
-            final, ended = message.get("content") or "", "answer"
+            final, ended = content, "answer"
             break
         said.extend(run_call(episode, call) for call in calls)
     parts = reward.parts(episode, final)
