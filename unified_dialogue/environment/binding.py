@@ -33,7 +33,7 @@ from .splits import prepare
 
 NOT_BEGUN = "the episode has not begun: reset() comes first"
 # The words get_json_schema takes for the start of a docstring section, anywhere in a line.
-SECTIONS = re.compile(r"\b(Args|Returns|Raises):")
+SECTIONS = re.compile(r"(Args|Returns|Raises):")
 CHOICES = re.compile(r"\(choices:.*\)\s*$", re.IGNORECASE)
 
 

@@ -179,11 +179,28 @@ def summary(records):
 
 def evaluate(endpoint, ready, out, *, unseen=(), limit=None, concurrency=4, max_steps=30, variant=None,
              progress=None):
-    """Play the episodes of ``ready`` (a ``splits.Split``), the first ``limit``, writing each
-    line to ``out`` as it ends; episodes already there are kept, not played again.
+    """Play the episodes of ``ready``, writing each line to ``out`` as it ends; episodes
+    already there are kept, not played again.
+
+    Args:
+        endpoint: an ``Endpoint``.
+        ready: a ``splits.Split`` (its episodes, schemas and database).
+        out: the JSON-lines file (appended to; a file of another mode or variant is refused).
+        unseen: the services the train split lacks.
+        limit: play only the first ``limit`` episodes.
+        concurrency: episodes played at once (threads).
+        max_steps: answers of the model per episode.
+        variant: the SGD-X variant of ``ready``, written in each line.
+        progress: ``progress(done, total)``, called as episodes end.
 
     Returns:
-        The summary of every line of ``out`` that belongs to the episodes asked for.
+        The summary (``summary``) of every line of ``out`` that belongs to the episodes asked for.
+
+    Raises:
+        ConfigError: the endpoint does not answer, or answers an error.
+
+    Example:
+        >>> evaluate(Endpoint("http://127.0.0.1:8000/v1", "my-model"), prepare("validation"), "episodes.jsonl")
     """
     rows = ready.episodes if limit is None else ready.episodes.select(range(min(limit, len(ready.episodes))))
     done = finished(out, {"mode": ready.mode, "variant": variant})
