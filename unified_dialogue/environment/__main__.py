@@ -96,7 +96,11 @@ def main(argv=None):
         print(text)
         return 0
 
-    return run_command(parser(), work, argv, flag_hints=True)
+    try:
+        return run_command(parser(), work, argv, flag_hints=True)
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted: the episodes written are kept; run the same command again to resume\n")
+        return 130
 
 
 def unseen_services(ready, variant, options):
