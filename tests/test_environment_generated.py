@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loaders.sgd import strategies as sgd
-
 from unified_dialogue import load
 from unified_dialogue.environment import binding, gold, reward
 
