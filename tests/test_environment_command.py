@@ -66,6 +66,9 @@ def test_an_interrupted_run_resumes_and_keeps_finished_episodes(tmp_path, cache,
     assert [r["id"] for r in lines(out)][:2] == [r["id"] for r in lines(tmp_path / "run.jsonl")][:2]
     assert len(lines(out)) == 3
     assert replayed == lines(out)[2]["steps"]  # only the third episode was played again
+    with pytest.raises(SystemExit) as stopped:
+        evaluate(server, out, cache, "--mode", "replay")
+    assert stopped.value.code == 2 and "is an episode of another run (mode 'ticket')" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("flags,says", [
@@ -101,3 +104,34 @@ def test_an_endpoint_refusing_the_request_stops_the_run_in_one_line(tmp_path, ca
             evaluate(server, tmp_path / "o.jsonl", cache)
     error = capsys.readouterr().err
     assert stopped.value.code == 2 and "answered 400" in error and error.count("\n") == 1
+
+
+def test_odd_answers_of_a_model_are_messages_it_reads_never_a_crash(tmp_path, cache, capsys):
+    answers = iter([
+        {"role": "assistant", "content": None, "tool_calls": [{"type": "function", "function": {
+            "name": "Alarm_1__AddAlarm", "arguments": "{not json"}}]},
+        {"role": "assistant", "content": None, "tool_calls": [{"type": "function", "function": {
+            "name": "send_message_to_user", "arguments": {"message": "hi"}}}]},  # not a tool in ticket mode
+        {"role": "assistant", "content": None, "tool_calls": [{"type": "function", "function": {
+            "name": "Alarm_1__AddAlarm", "arguments": {"new_alarm_time": "25:00", "x": 1}}}]},
+    ])
+
+    def answer(request):
+        return next(answers, {"role": "assistant", "content": "Done."})
+
+    with StandInServer(answer) as server:
+        assert evaluate(server, tmp_path / "o.jsonl", cache, "--limit", "1", "--concurrency", "1") == 0
+    (record,) = lines(tmp_path / "o.jsonl")
+    errors = [json.loads(m["content"])["error"] for m in record["messages"] if m["role"] == "tool"]
+    expected = ["the arguments are not JSON", "there is no tool 'send_message_to_user'",
+                "Alarm_1__AddAlarm has no argument 'x'"]
+    assert len(errors) == 3 and all(error.startswith(start) for error, start in zip(errors, expected)), errors
+    assert record["final_answer"] == "Done." and record["ended"] == "answer" and record["reward"] == 0.0
+
+
+def test_a_content_in_parts_is_read_as_its_text():
+    from unified_dialogue.environment.play import text_of
+
+    assert text_of([{"type": "text", "text": "Your "}, {"type": "image"}, {"type": "text", "text": "table."}]) == \
+        "Your table."
+    assert (text_of(None), text_of("x")) == ("", "x")

@@ -1,4 +1,4 @@
-"""The environment on generated SGD copies (``testing.strategies.sgd``: adversarial service,
+"""The environment on generated SGD copies (``loaders/sgd/strategies.py``: adversarial service,
 intent and slot names and values, SGD-X variants): the gold agent, through the TRL binding's
 methods (slot names made parameters and mapped back), gets each call's recorded rows and
 the dialogue's transactions and final queries, in both modes."""
@@ -10,9 +10,9 @@ import shutil
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from loaders.sgd import strategies as sgd
 from unified_dialogue import load
 from unified_dialogue.environment import binding, gold, reward
-from unified_dialogue.testing.strategies import sgd
 
 # A generated corpus costs several dataset builds per example: 4 examples under ``ci``.
 EXAMPLES = max(1, round(settings.default.max_examples / 15))
@@ -24,14 +24,12 @@ def methods(environment):
 
 
 @settings(max_examples=EXAMPLES)
-@given(corpus=sgd.corpora(variant=True), use_variant=st.booleans(), mode=st.sampled_from(["ticket", "replay"]))
+@given(corpus=sgd.corpora(), use_variant=st.booleans(), mode=st.sampled_from(["ticket", "replay"]))
 def test_the_gold_agent_through_the_methods_gets_the_recorded_rows_and_the_outcome(tmp_path_factory, corpus,
                                                                                     use_variant, mode):
     folder = tmp_path_factory.mktemp("generated")
     try:
-        kwargs = corpus.load_kwargs(folder)
-        if not use_variant:
-            kwargs.pop("variant", None)
+        kwargs = corpus.load_kwargs(folder, use_variant)
         options = {**kwargs, "cache_dir": str(folder / "cache")}
         for split in ("train", "validation", "test"):
             rows, factories = binding.trl(split, mode=mode, **options)

@@ -120,7 +120,8 @@ SLOT_NAMES = st.one_of(st.sampled_from(["from", "class", "self", "lambda", "a b"
 @st.composite
 def schemas(draw):
     slots = draw(st.lists(SLOT_NAMES, min_size=1, max_size=5, unique=True))
-    described = st.one_of(values(), st.sampled_from(["Args: x", "(choices: [\"a\"])", "", "Returns:\nno", "a\n\nb"]))
+    described = st.one_of(values(), st.sampled_from(["Args: x", "XArgs: y", "a Returns: b", '(choices: ["a"])', "",
+                                                      "Returns:\nno", "a\n\nb"]))
     slot_records = [{"name": slot, "description": draw(described), "is_categorical": draw(st.booleans()),
                      "possible_values": draw(st.lists(values(), max_size=3, unique=True))} for slot in slots]
     required = draw(st.lists(st.sampled_from(slots), unique=True))

@@ -118,7 +118,8 @@ def main(argv=None):
                                    args.max_user_turns, args.user_instruction)
         terminal = sys.stderr.isatty()
         result = evaluate(endpoint, ready, args.out, unseen=unseen, limit=args.limit, concurrency=args.concurrency,
-                          max_steps=args.max_steps, progress=show if terminal else None, user_model=user_model)
+                          max_steps=args.max_steps, variant=args.variant, progress=show if terminal else None,
+                          user_model=user_model)
         if terminal:
             sys.stderr.write("\n")
         text = json.dumps(result, indent=2, ensure_ascii=False)
@@ -127,7 +128,11 @@ def main(argv=None):
         print(text)
         return 0
 
-    return run_command(parser(), work, argv, flag_hints=True)
+    try:
+        return run_command(parser(), work, argv, flag_hints=True)
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted: the episodes written are kept; run the same command again to resume\n")
+        return 130
 
 
 def unseen_services(ready, variant, options):

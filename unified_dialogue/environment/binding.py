@@ -27,7 +27,7 @@ from typing import Literal, NamedTuple, Optional
 
 from ..core.errors import ConfigError
 from . import reward as rewards
-from .episode import Episode, error_text
+from .episode import Episode, error_text, text_of
 from .episodes import environment_name
 from .services import Services
 from .splits import prepare
@@ -36,7 +36,7 @@ from .user import UserModel
 
 NOT_BEGUN = "the episode has not begun: reset() comes first"
 # The words get_json_schema takes for the start of a docstring section, anywhere in a line.
-SECTIONS = re.compile(r"\b(Args|Returns|Raises):")
+SECTIONS = re.compile(r"(Args|Returns|Raises):")
 CHOICES = re.compile(r"\(choices:.*\)\s*$", re.IGNORECASE)
 
 
@@ -211,10 +211,7 @@ def final_answer(completion):
     last = completion[-1] if completion else None
     if last is None or last.get("role") != "assistant" or last.get("tool_calls"):
         return None
-    content = last.get("content")
-    if isinstance(content, list):  # content parts
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return content
+    return text_of(last.get("content"))
 
 
 class EpisodeReward:

@@ -8,15 +8,15 @@ An episode sends the prompt and the tools (exactly ``agent-call-chat``'s, and
 their results back as ``tool`` messages, and stops at the first answer without a tool call
 (the final answer) or after ``max_steps`` answers. In ``simulated`` mode the user is a
 second model (``user.SimulatedUser``), which writes the first user message and answers
-each message the agent sends it. A line: ``id``, ``dialogue_id``, ``mode``, ``services``,
-``unseen_services``, ``ended`` (``answer``, ``max_steps``, or ``max_user_turns``: the
-simulated user spoke its most turns without ending the conversation, a failed episode,
-reward 0.0), ``steps``, the reward and its parts, ``final_answer``, ``messages`` (what the
-model and the environment said after the prompt), ``temperature`` and ``seed`` (the
-agent's); in ``simulated`` mode also ``user`` (its ``model``, ``temperature``, ``seed``,
-``turns`` and how it ``ended``), ``unstated`` (the goal's constraints the user did not
-state, ``report.unstated``), ``user_stated_goal`` and ``failure`` (``report.failure``:
-None, ``user`` or ``agent``).
+each message the agent sends it. A line: ``id``, ``dialogue_id``, ``mode``, ``variant``,
+``services``, ``unseen_services``, ``ended`` (``answer``, ``max_steps``, or
+``max_user_turns``: the simulated user spoke its most turns without ending the
+conversation, a failed episode, reward 0.0), ``steps``, the reward and its parts,
+``final_answer``, ``messages`` (what the model and the environment said after the prompt),
+``temperature`` and ``seed`` (the agent's); in ``simulated`` mode also ``user`` (its
+``model``, ``temperature``, ``seed``, ``turns`` and how it ``ended``), ``unstated`` (the
+goal's constraints the user did not state, ``report.unstated``), ``user_stated_goal`` and
+``failure`` (``report.failure``: None, ``user`` or ``agent``).
 """
 
 import json
@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ..chat.agent import service_tools
 from ..core.errors import ConfigError
 from . import report, reward
-from .episode import Episode, error_text
+from .episode import Episode, error_text, text_of
 from .gold import SEND
 from .tickets import SPOKEN, user_text
 from .user import MAX_TURNS
@@ -102,7 +102,7 @@ def run_call(episode, call):
     return {"role": "tool", "tool_call_id": call.get("id") or "", "name": name, "content": content}
 
 
-def play_episode(endpoint, ready, row, unseen, max_steps, user_model=None):
+def play_episode(endpoint, ready, row, unseen, max_steps, variant=None, user_model=None):
     """Play one episode; its JSON line as a dict."""
     prompt = [dict(message) for message in row["prompt"]]
     user = None
@@ -118,16 +118,17 @@ def play_episode(endpoint, ready, row, unseen, max_steps, user_model=None):
     for _ in range(max_steps):
         message = endpoint.answer(prompt + said, tools)
         calls = message.get("tool_calls") or []
-        said.append({"role": "assistant", "content": message.get("content") or "",
-                     **({"tool_calls": calls} if calls else {})})
+        content = text_of(message.get("content"))
+        said.append({"role": "assistant", "content": content, **({"tool_calls": calls} if calls else {})})
         if not calls:
-            final, ended = message.get("content") or "", "answer"
+            final, ended = content, "answer"
             break
         said.extend(run_call(episode, call) for call in calls)
     parts = reward.parts(episode, final)
     if user is not None and user.ended == MAX_TURNS:
         ended = MAX_TURNS
-    record = {"id": row["id"], "dialogue_id": row["dialogue_id"], "mode": row["mode"], "services": row["services"],
+    record = {"id": row["id"], "dialogue_id": row["dialogue_id"], "mode": row["mode"], "variant": variant,
+              "services": row["services"],
               "unseen_services": [s for s in row["services"] if s in unseen], "ended": ended,
               "steps": sum(m["role"] == "assistant" for m in said), **parts,
               "transactions": len(row["outcome"]["transactions"]), "final_answer": final, "messages": said,
@@ -144,9 +145,10 @@ def play_episode(endpoint, ready, row, unseen, max_steps, user_model=None):
 
 # ---------------------------------------------------------------- files and summary
 
-def finished(path):
+def finished(path, run=None):
     """The lines of ``path`` already written whole, by id; a last line cut short by an
-    interruption is removed (its episode is played again)."""
+    interruption is removed (its episode is played again). ``run``: ``{"mode", "variant"}``
+    every line must have (a file of another run is an error, not resumed)."""
     if not os.path.exists(path):
         return {}
     with open(path, "rb") as f:
@@ -163,6 +165,10 @@ def finished(path):
         except (ValueError, KeyError, TypeError):
             raise ConfigError(f"--out {path}: line {number} is not an episode's line; give a new file, or the "
                               f"file of the run to resume") from None
+        other = {key: record.get(key) for key in run or {} if record.get(key) != run[key]}
+        if other:
+            raise ConfigError(f"--out {path}: line {number} is an episode of another run "
+                              f"({', '.join(f'{k} {v!r}' for k, v in other.items())}); give a new file")
     return done
 
 
@@ -199,17 +205,34 @@ def summary(records):
     return made
 
 
-def evaluate(endpoint, ready, out, *, unseen=(), limit=None, concurrency=4, max_steps=30, progress=None,
-             user_model=None):
-    """Play the episodes of ``ready`` (a ``splits.Split``), the first ``limit``, writing each
-    line to ``out`` as it ends; episodes already there are kept, not played again.
-    ``user_model``: the simulated user's (``UserModel``), for ``simulated`` mode.
+def evaluate(endpoint, ready, out, *, unseen=(), limit=None, concurrency=4, max_steps=30, variant=None,
+             progress=None, user_model=None):
+    """Play the episodes of ``ready``, writing each line to ``out`` as it ends; episodes
+    already there are kept, not played again.
+
+    Args:
+        endpoint: an ``Endpoint``.
+        ready: a ``splits.Split`` (its episodes, schemas and database).
+        out: the JSON-lines file (appended to; a file of another mode or variant is refused).
+        unseen: the services the train split lacks.
+        limit: play only the first ``limit`` episodes.
+        concurrency: episodes played at once (threads).
+        max_steps: answers of the model per episode.
+        variant: the SGD-X variant of ``ready``, written in each line.
+        progress: ``progress(done, total)``, called as episodes end.
+        user_model: in ``simulated`` mode, the user's model (``user.UserModel``).
 
     Returns:
-        The summary of every line of ``out`` that belongs to the episodes asked for.
+        The summary (``summary``) of every line of ``out`` that belongs to the episodes asked for.
+
+    Raises:
+        ConfigError: the endpoint does not answer, or answers an error.
+
+    Example:
+        >>> evaluate(Endpoint("http://127.0.0.1:8000/v1", "my-model"), prepare("validation"), "episodes.jsonl")
     """
     rows = ready.episodes if limit is None else ready.episodes.select(range(min(limit, len(ready.episodes))))
-    done = finished(out)
+    done = finished(out, {"mode": ready.mode, "variant": variant})
     todo = [row for row in rows if row["id"] not in done]
     lock, unseen = threading.Lock(), frozenset(unseen)
     if progress:
@@ -217,8 +240,8 @@ def evaluate(endpoint, ready, out, *, unseen=(), limit=None, concurrency=4, max_
     pool = ThreadPoolExecutor(max_workers=concurrency)
     try:
         with open(out, "a", encoding="utf-8") as f:
-            for record in pool.map(lambda row: play_episode(endpoint, ready, row, unseen, max_steps, user_model),
-                                   todo):
+            for record in pool.map(lambda row: play_episode(endpoint, ready, row, unseen, max_steps, variant,
+                                                            user_model), todo):
                 with lock:
                     f.write(json.dumps(record, ensure_ascii=False) + "\n")
                     f.flush()

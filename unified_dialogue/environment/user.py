@@ -16,6 +16,7 @@ from typing import NamedTuple, Optional
 from ..chat.text import OPENING
 from ..chat.ticket import ticket
 from ..chat.user import reading, system_message
+from .episode import text_of
 
 STOP, MAX_TURNS = "stop", "max_user_turns"
 
@@ -52,7 +53,7 @@ class SimulatedUser:
 
     def turn(self):
         answered = self.endpoint.answer(self.messages, None)
-        words, ends = reading(answered.get("content") or "")
+        words, ends = reading(text_of(answered.get("content")))
         self.messages.append({"role": "assistant", "content": words})
         self.said.append(words)
         if ends:
