@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 
 from ..views.goals import dialogues, goal
 from . import build, response
-from .text import SYSTEM_JOIN, answer, compose, system_text
+from .text import answer, compose, system_text
 from .ticket import ticket
 
 NAME = "user"
@@ -123,7 +123,7 @@ def systems(rows, instruction, services, goals):
     dialogue_ids = rows.column("dialogue_id").to_pylist()
     order = list(dict.fromkeys(dialogue_ids))
     position = {dialogue_id: k for k, dialogue_id in enumerate(order)}
-    texts = [SYSTEM_JOIN.join(part for part in (with_stop(instruction), goals[d]) if part) for d in order]
+    texts = [system(None, instruction, goal_text=goals[d]) for d in order]
     return pa.DictionaryArray.from_arrays(pa.array([position[d] for d in dialogue_ids], pa.int32()),
                                           pa.array(texts, pa.string()))
 
