@@ -183,7 +183,7 @@ def test_a_time_or_a_date_is_found_as_people_say_it():
     assert report.failure(1.0, [{"slot": "x"}], True) is None and report.failure(0.0, [], True) == "agent"
     assert report.failure(0.0, [{"slot": "x"}], True) == "user" and report.failure(0.0, [{"slot": "x"}], False) == \
         "agent"
-    assert reading(f"Bye. {STOP}") == ("Bye.", True)
+    assert reading(f"Bye. {STOP}") == ("Bye.", True, [])
 
 
 def test_the_user_check_command_passes_on_the_fixtures(tmp_path, capsys):
@@ -234,7 +234,7 @@ def test_the_trl_binding_plays_against_a_simulated_user(tmp_path, cache):
         binding.trl("validation", mode="replay", user=UserModel(Endpoint("http://127.0.0.1:9/v1", "u")), **options)
 
 
-def test_the_simulated_user_is_shown_its_turns_as_user_chat_rows_show_them():
+def test_the_simulated_user_is_shown_its_words_as_user_chat_rows_show_a_users_turns():
     from unified_dialogue.chat.text import OPENING
     from unified_dialogue.environment.user import SimulatedUser
 
@@ -246,8 +246,8 @@ def test_the_simulated_user_is_shown_its_turns_as_user_chat_rows_show_them():
             return {"role": "assistant", "content": next(self.texts)}
 
     user = SimulatedUser(Said(), "Play the user.", 5)
-    assert user.opening() == "I need a table in SF. " and user.ended is None  # the corpus keeps such spaces
+    assert user.opening() == "I need a table in SF." and user.ended is None  # its answer, read as every answer
     assert user.reply("Which day?") == "Thanks." and user.ended == "stop"
     assert user.messages == [{"role": "system", "content": "Play the user."}, {"role": "user", "content": OPENING},
-                             {"role": "assistant", "content": "I need a table in SF. "},
+                             {"role": "assistant", "content": "I need a table in SF."},
                              {"role": "user", "content": "Which day?"}, {"role": "assistant", "content": "Thanks."}]

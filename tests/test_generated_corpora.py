@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from unified_dialogue import load, registry
 from unified_dialogue.scoring.__main__ import main as score_main
+from unified_dialogue.scoring.tool_calls import gold_text
 from unified_dialogue.testing.strategies import build_share, generated
 from unified_dialogue.views import d3st
 
@@ -144,6 +145,7 @@ def test_gold_d3st_scores_1_by_default_and_under_its_options(tmp_path_factory, n
 
 @pytest.mark.parametrize("name", list(generated("user-chat")))
 def test_gold_user_chat_scores_1_on_every_per_row_metric(tmp_path_factory, name):
+    from unified_dialogue.core.answer import answer
     from unified_dialogue.scoring.user import ROW_METRICS, score_user
 
     @budget(0.4)
@@ -155,22 +157,17 @@ def test_gold_user_chat_scores_1_on_every_per_row_metric(tmp_path_factory, name)
                 texts = {row["id"]: row["completion"][0]["content"] for row in rows}
                 result = score_user(texts, rows, per_row=True,
                                     load_rows=lambda config, split=split: loaded(name, config, folder, kwargs)[split])
-                below = [(r["id"], k, r[k]) for r in result["per_row"] for k in ROW_METRICS if r[k] != 1.0]
+                # an utterance holding a reasoning marker is read as a model's output is (docs/views.md)
+                own = {i for i, text in texts.items() if answer(text)[0] == text.strip()}
+                below = [(r["id"], k, r[k]) for r in result["per_row"] for k in ROW_METRICS
+                         if r[k] != 1.0 and r["id"] in own]
                 assert below == [], (split, below)
 
     scores_1()
 
 
-def gold_call(row):
-    """The completion's tool call as a model writes it: ``{"name", "arguments"}`` as JSON."""
-    (call,) = row["completion"][0]["tool_calls"]
-    arguments = call["function"]["arguments"]
-    arguments = json.loads(arguments) if isinstance(arguments, str) else arguments
-    return json.dumps({"name": call["function"]["name"], "arguments": arguments}, ensure_ascii=False)
-
-
 # The gold text of a row of each scored chat config, as a model writes it.
-GOLD_TEXTS = {"dst-chat": lambda row: row["completion"][0]["content"], "agent-call-chat": gold_call}
+GOLD_TEXTS = {"dst-chat": lambda row: row["completion"][0]["content"], "agent-call-chat": gold_text}
 
 
 @pytest.mark.parametrize("name,config", [(name, config) for config in GOLD_TEXTS for name in generated(config)])

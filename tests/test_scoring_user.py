@@ -48,13 +48,22 @@ def test_a_text_holding_one_spelling_of_each_value_says_them_all(pairs, filler):
 def test_the_stop_marker_is_scored_where_the_users_turn_ends_the_conversation():
     last = reference(completion_text("No, thank you.", True), [], NONCATEGORICAL)
     middle = reference("Somewhere in SF.", [act("INFORM", "city", ("SF", "San Francisco"))], NONCATEGORICAL)
-    assert row_scores(f"No, thank you. {STOP}", last) == dict.fromkeys(ROW_METRICS, 1.0)
-    assert row_scores("No, thank you.", last)["stop_accuracy"] == 0.0
-    assert row_scores(f"Somewhere in SF. {STOP}", middle)["stop_accuracy"] == 0.0
-    assert row_scores("Somewhere in San Francisco.", middle)["informed_values_said"] == 1.0
-    scores = row_scores("Somewhere nice.", middle)
-    assert scores["informed_values_said"] == 0.0 and scores["stop_accuracy"] == 1.0
-    assert scores["turn_chrf"] == turn_chrf("Somewhere nice.", "Somewhere in SF.") < 1.0
+
+    def scores(text, row):
+        values, problems = row_scores(text, row)
+        assert problems == []
+        return values
+
+    assert scores(f"No, thank you. {STOP}", last) == dict.fromkeys(ROW_METRICS, 1.0)
+    assert scores("No, thank you.", last)["stop_accuracy"] == 0.0
+    assert scores(f"Somewhere in SF. {STOP}", middle)["stop_accuracy"] == 0.0
+    assert scores("Somewhere in San Francisco.", middle)["informed_values_said"] == 1.0
+    found = scores("Somewhere nice.", middle)
+    assert found["informed_values_said"] == 0.0 and found["stop_accuracy"] == 1.0
+    assert found["turn_chrf"] == turn_chrf("Somewhere nice.", "Somewhere in SF.") < 1.0
+    # a reasoning block that never ends: no words, malformed (the reward's 0.0)
+    values, problems = row_scores("<think>They want SF, so I", middle)
+    assert [problem.kind for problem in problems] == ["malformed"] and values["informed_values_said"] == 0.0
 
 
 # ---------------------------------------------------------------- on the fixtures

@@ -21,9 +21,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..core.answer import answer
 from ..views.goals import dialogues, goal
 from . import build, response
-from .text import answer, compose, system_text
+from .text import compose, system_text
 from .ticket import ticket
 
 NAME = "user"
@@ -46,14 +47,15 @@ def completion_text(utterance, ends):
 
 
 def reading(text):
-    """``(words, ends)`` of a user turn a model wrote: the text without a reasoning block or
-    a fence around it (``text.answer``), then, where it ends with ``STOP`` (spaces aside),
-    without it and the spaces before it; whether it did. A text that does not end so is
-    kept as it is, so that a turn of the corpus reads back as its utterance. (A turn of the
-    corpus whose own words end with ``STOP`` reads as ending.)"""
-    text = answer(text)
-    ends = text.rstrip().endswith(STOP)
-    return (text.rstrip()[:-len(STOP)].rstrip() if ends else text), ends
+    """``(words, ends, problems)`` of a user turn a model wrote: its answer (``core.answer``:
+    without a reasoning block or a fence around it, nor white space around it), then, where
+    it ends with ``STOP``, without it and the spaces before it; whether it did; and the
+    answer's problems (``malformed`` where a reasoning block never ends: no words). A turn
+    of the corpus reads back as its utterance, white space around it aside (a turn of the
+    corpus whose own words ended with ``STOP`` would read as ending; none does)."""
+    text, problems = answer(text)
+    ends = text.endswith(STOP)
+    return (text[:-len(STOP)].rstrip() if ends else text), ends, problems
 
 
 def with_stop(instruction):

@@ -53,7 +53,7 @@ class SimulatedUser:
 
     def turn(self):
         answered = self.endpoint.answer(self.messages, None)
-        words, ends = reading(text_of(answered.get("content")))
+        words, ends, _ = reading(text_of(answered.get("content")))  # no answer: a turn without words
         self.messages.append({"role": "assistant", "content": words})
         self.said.append(words)
         if ends:

@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..chat.user import reading
+from ..core.problems import unreadable
 from ..views.goals import canonical
 from ..views.turns import Turns, row_ids
 from .gem import LEXICAL_METRICS
@@ -73,10 +74,10 @@ def informed_values(acts, noncategorical):
 
 def informed_said(text, informed):
     """The share of ``informed`` (``informed_values``) that ``text`` says: a value is said
-    when one of its spellings is in the text, both case folded (SER's rule); 1.0 without
-    values."""
+    when one of its spellings, without white space around it (as a model's answer is read),
+    is in the text, both case folded (SER's rule); 1.0 without values."""
     text = text.casefold()
-    said = [any(spelling.casefold() in text for spelling in spellings) for spellings in informed]
+    said = [any(spelling.strip().casefold() in text for spelling in spellings) for spellings in informed]
     return sum(said) / len(said) if said else 1.0
 
 
@@ -101,28 +102,30 @@ def _turn_metric():
 def reference(completion, acts, noncategorical):
     """What a row is scored against: ``{"words", "ends", "informed"}`` of its gold completion
     (a ``user-chat`` completion's text) and its turn's acts."""
-    words, ends = reading(completion)
+    words, ends, _ = reading(completion)  # a gold text is its own answer
     return {"words": words, "ends": ends, "informed": informed_values(acts, noncategorical)}
 
 
 def row_scores(text, reference):
-    """The per-row scores of one text a model wrote as the user.
+    """The per-row scores of one text a model wrote as the user, and its problems.
 
     Args:
         text: the model's text (the stop marker at its end, where it ends the conversation).
         reference: the row's ``reference``.
 
     Returns:
-        ``{"turn_chrf", "informed_values_said", "stop_accuracy"}``, each in [0, 1].
+        ``(scores, problems)``: ``{"turn_chrf", "informed_values_said", "stop_accuracy"}``,
+        each in [0, 1], and ``[]``, or the ``malformed`` problem of a text whose reasoning
+        never ends (scored as a turn without words that does not end the conversation).
 
     Example:
         >>> row_scores("Yes. ###STOP###", {"words": "Yes.", "ends": True, "informed": []})
-        {'turn_chrf': 1.0, 'informed_values_said': 1.0, 'stop_accuracy': 1.0}
+        ({'turn_chrf': 1.0, 'informed_values_said': 1.0, 'stop_accuracy': 1.0}, [])
     """
-    words, ends = reading(text)
+    words, ends, problems = reading(text)
     return {"turn_chrf": turn_chrf(words, reference["words"]),
             "informed_values_said": informed_said(words, reference["informed"]),
-            "stop_accuracy": float(ends == reference["ends"])}
+            "stop_accuracy": float(ends == reference["ends"])}, problems
 
 
 # ---------------------------------------------------------------- references of a split
@@ -165,7 +168,8 @@ def prepare(load, config, split, options, metrics, settings):
         index.update(references_of(part.select_columns(["id", "completion"]).to_list(), unified[name], schemas[name]))
 
     def score(text, item):
-        return row_scores(text, item), False
+        values, problems = row_scores(text, item)
+        return values, unreadable(problems)
 
     return index, score
 
@@ -203,12 +207,15 @@ def score_user(predictions, rows, *, allow_missing=False, tokenizer="fallback", 
         raise ScoringError("user-chat is scored against the user's acts: give load_rows (scoring.score does)")
     rows = rows.select_columns(["id", "completion"]).to_list() if hasattr(rows, "select_columns") else list(rows)
     references = references_of(rows, load_rows("unified"), load_rows("schema"))
-    words = {identifier: reading(text)[0] if isinstance(text, str) else text
+    # The words of each text to score_generation, which reads them as their own answer; a
+    # text without an answer as it is, which it counts malformed and scores as no reply.
+    read = {identifier: reading(text) for identifier, text in predictions.items() if isinstance(text, str)}
+    words = {identifier: text if identifier not in read or read[identifier][2] else read[identifier][0]
              for identifier, text in predictions.items()}
     result = score_generation(words, [{"id": row["id"], "response": references[row["id"]]["words"]} for row in rows],
                               metrics=list(LEXICAL_METRICS), allow_missing=allow_missing, tokenizer=tokenizer)
-    scored = [(identifier, row_scores(predictions[identifier], references[identifier]))
-              for identifier in references if isinstance(predictions.get(identifier), str)]
+    scored = [(identifier, row_scores(predictions[identifier], references[identifier])[0])
+              for identifier in references if identifier in read]
     for name in MEANS:
         result["all"][name] = sum(values[name] for _, values in scored) / len(scored) if scored else None
     if per_row:

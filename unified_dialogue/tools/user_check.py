@@ -7,8 +7,9 @@
   ``scoring.user`` (so that the split's lexical metrics are 100);
 - ``simulated`` mode: the gold agent, against a user that replays the corpus's user turns
   (each ``user-chat`` row's gold completion, found by the conversation the simulated user
-  is sent: the same messages as the row's prompt), earns 1.0 on every dialogue, and the
-  report (``environment.report``) finds every constraint of the goal stated.
+  is sent: the same messages as the row's prompt, white space around a turn aside), earns
+  1.0 on every dialogue, and the report (``environment.report``) finds every constraint of
+  the goal stated.
 
     python -m unified_dialogue.tools.user_check --data-dir path/to/sgd [--split train]
         [--variant v1] [--no-verify] [--examples 3]
@@ -64,8 +65,10 @@ class DialogueUser(NamedTuple):
 
 
 def key(messages):
-    """A conversation as a short key (its messages' JSON, hashed)."""
-    return hashlib.sha256(json.dumps(messages, ensure_ascii=False).encode("utf-8")).digest()
+    """A conversation as a short key: its messages' roles and contents, white space around a
+    content aside (a model's turn is read without it, ``core.answer``), as JSON, hashed."""
+    plain = [[message["role"], message["content"].strip()] for message in messages]
+    return hashlib.sha256(json.dumps(plain, ensure_ascii=False).encode("utf-8")).digest()
 
 
 def informed_in_goal(row, acts, goal):
@@ -106,8 +109,9 @@ def check_split(split, options, examples):
         lacking = informed_in_goal(row, acts[row["id"]], goals[row["dialogue_id"]])
         counts["informed_not_in_goal"] += len(lacking)
         failures["informed"] += [f"{row['id']}: {entry}" for entry in lacking]
-        scores = row_scores(row["completion"][0]["content"], references[row["id"]])
-        counts["gold_1"] += ok(all(scores[name] == 1.0 for name in ROW_METRICS), failures["gold"], row["id"])
+        scores, problems = row_scores(row["completion"][0]["content"], references[row["id"]])
+        counts["gold_1"] += ok(not problems and all(scores[name] == 1.0 for name in ROW_METRICS), failures["gold"],
+                               row["id"])
     counts.update(simulate(split, user, options, failures))
     return {**counts, "failures": {k: v[:examples] for k, v in failures.items() if v}}
 
