@@ -152,3 +152,20 @@ def test_a_short_turn_scores_1_against_itself_as_a_longer_one_does():
     assert turn_chrf("Yes", "") == turn_chrf("", "Yes") == 0.0
     for text, turn in (("Somewhere nice.", "Somewhere in SF."), ("Yes.", "Yes"), ("SFO", "SFO please")):
         assert turn_chrf(text, turn) == CHRF(word_order=0).sentence_score(text, [turn]).score / 100
+
+
+def test_a_text_whose_reasoning_never_ends_is_malformed_and_the_rewards_zero(loaded, tmp_path):
+    from unified_dialogue import rewards
+
+    rows, load_rows = loaded("validation")
+    gold = {row["id"]: row["completion"][0]["content"] for row in rows}
+    cut = rows[0]["id"]
+    texts = dict(gold, **{cut: f"<think>The user wants {gold[cut]}"})
+    result = score_user(texts, rows, load_rows=load_rows, per_row=True)
+    assert result["malformed"] == {"count": 1, "ids": [cut]} and result["all"]["N"] == rows.num_rows
+    assert result["all"]["bleu"] < 100.0  # scored as no reply
+    reward = rewards.reward("sgd", "user-chat", "validation", data_dir=str(fixture_dir("sgd")),
+                            checksums=checksums("sgd"), cache_dir=str(tmp_path))
+    ids = [cut, rows[1]["id"]]
+    values = reward(prompts=[[]] * 2, completions=[[{"role": "assistant", "content": texts[i]}] for i in ids], id=ids)
+    assert values == [0.0, 1.0]
