@@ -34,31 +34,58 @@ test3: $(VENV)/.installed
 test5: $(VENV5)/.installed
 	$(VENV5)/bin/python -m pytest $(PYTEST_ARGS)
 
-# lm-evaluation-harness tasks (docs/harness.md): their own environment with lm-eval, and
-# their tests (skipped in the other environments, which have no lm-eval).
+# Environments of their own, each built by its env-* target alone (the docs name the target
+# beside each command that needs it) and by the test target that runs in it:
+#   make env-harness      .venv-harness: lm-eval with its [api] extra, no torch
+#                         (requirements/harness.txt); lm-eval's server backends, the harness tests
+#   make env-harness-hf   .venv-harness-hf: the same and what lm-eval's hf backend needs (a CPU
+#                         torch, transformers; requirements/harness-hf.txt), and TRL's chat
+#                         templates as files (requirements/templates.txt) for the tiny model
+#   make env-rl           .venv-rl: TRL and a CPU torch (requirements/rl.txt); GRPO, the tiny model
+# The test targets are not part of `make test`.
 VENVH ?= .venv-harness
-.PHONY: test-harness
+VENVHF ?= .venv-harness-hf
+VENVRL ?= .venv-rl
+.PHONY: env-harness env-harness-hf env-rl test-harness test-harness-hf test-rl
+
+env-harness: $(VENVH)/.installed
+env-harness-hf: $(VENVHF)/.installed
+env-rl: $(VENVRL)/.installed
 
 $(VENVH)/.installed: setup.cfg pyproject.toml requirements/harness.txt
 	$(PYTHON) -m venv $(VENVH)
 	$(VENVH)/bin/python -m pip install -q -r requirements/harness.txt -e .
 	touch $@
 
-test-harness: $(VENVH)/.installed
-	$(VENVH)/bin/python -m pytest tests/test_harness.py tests/test_harness_limit.py tests/test_harness_metadata.py $(PYTEST_ARGS)
-
-# The TRL reward functions in a GRPOTrainer step (docs/rl.md): their own environment, with trl
-# and a CPU torch (requirements/rl.txt says why torch is pinned); not part of `make test`.
-VENVRL ?= .venv-rl
-.PHONY: test-rl
+$(VENVHF)/.installed: setup.cfg pyproject.toml requirements/harness.txt requirements/harness-hf.txt \
+		requirements/templates.txt
+	$(PYTHON) -m venv $(VENVHF)
+	$(VENVHF)/bin/python -m pip install -q -r requirements/harness-hf.txt -e .
+	$(VENVHF)/bin/python -m pip install -q --no-deps -r requirements/templates.txt
+	touch $@
 
 $(VENVRL)/.installed: setup.cfg pyproject.toml requirements/rl.txt requirements/datasets5.txt
 	$(PYTHON) -m venv $(VENVRL)
 	$(VENVRL)/bin/python -m pip install -q -r requirements/rl.txt -e .
 	touch $@
 
-test-rl: $(VENVRL)/.installed
-	$(VENVRL)/bin/python -m pytest tests/test_rewards.py tests/test_rewards_pickle.py tests/test_rewards_trl.py $(PYTEST_ARGS)
+# The harness tests: lm-eval's numbers against the scoring command's (a --limit run's too),
+# the run's metadata checked, the stand-in server with lm-eval's server backends and the
+# OpenAI client, the docs' server example, the metadata's "verify": false.
+test-harness: env-harness
+	$(VENVH)/bin/python -m pytest tests/test_harness.py tests/test_harness_limit.py tests/test_harness_metadata.py \
+		tests/test_server.py tests/test_server_clients.py tests/test_docs_examples.py tests/test_partial_copies.py \
+		$(PYTEST_ARGS)
+
+# The docs' example of lm-eval's hf backend, on the tiny model.
+test-harness-hf: env-harness-hf
+	$(VENVHF)/bin/python -m pytest tests/test_docs_examples.py $(PYTEST_ARGS)
+
+# The TRL reward functions in a GRPOTrainer step (docs/rl.md), pickled, the tiny model, the
+# docs' GRPO example.
+test-rl: env-rl
+	$(VENVRL)/bin/python -m pytest tests/test_rewards.py tests/test_rewards_pickle.py tests/test_rewards_trl.py \
+		tests/test_tiny_model.py tests/test_docs_examples.py $(PYTEST_ARGS)
 
 # Byte-exact round trip of a local copy, by the corpus's own check: make roundtrip DATA=path/to/sgd
 roundtrip: $(VENV)/.installed
@@ -66,7 +93,7 @@ roundtrip: $(VENV)/.installed
 
 # Dataset cards, export and publishing (README, "Publishing"). CORPUS: sgd, ... or all.
 #   make cards [DATA=../shared/data]   re-render dataset_cards/; with DATA, recompute the statistics
-#   make export CORPUS=sgd [EXPORT_ARGS="--data-dir PATH --no-checks"]   writes export/$(CORPUS)
+#   make export CORPUS=sgd [EXPORT_ARGS="--data-dir PATH --no-verify"]   writes export/$(CORPUS)
 #   make publish CORPUS=sgd REPO=owner/name [PRIVATE=1] [BRANCH=name] [PR=1] [EXPORT_ARGS=...]
 CORPUS ?= sgd
 EXPORT_ARGS ?=
@@ -96,4 +123,4 @@ bench: $(VENV)/.installed
 		--repeat $(REPEAT) $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(VENV5) $(VENVRL) $(VENVH) build *.egg-info
+	rm -rf $(VENV) $(VENV5) $(VENVRL) $(VENVH) $(VENVHF) build *.egg-info

@@ -21,7 +21,7 @@ from unified_dialogue.scoring.tool_calls import gold_call, gold_text
 CASES = [("sgd", "dst-chat", "validation"), ("sgd", "d3st", "validation"), ("sgd", "agent-call-chat", "validation"),
          ("sgd", "nlg", "validation"), ("sgd", "nlg-chat", "validation"), ("sgd", "response-chat", "validation"),
          ("faithdial", "response-chat", "test_topic"), ("sgd", "nlu-chat", "validation"),
-         ("ccpe", "nlu-chat", "train")]
+         ("ccpe", "nlu-chat", "train"), ("sgd", "user-chat", "validation")]
 UNREADABLE = "}} not ] what [ any = scorer ; reads"
 
 
@@ -138,7 +138,7 @@ def test_every_reward_is_the_per_row_value_of_the_command(build, cache, tmp_path
         expected = [0.0 if i in malformed else records[i].get(metric) for i in texts]  # None: no value for the row
         assert values == pytest.approx(expected, abs=1e-12), metric
         varied.update(value for value in values if value is not None)
-    assert len(varied) > 1 and (config in ("nlg", "nlg-chat", "response-chat") or malformed)
+    assert len(varied) > 1 and (config in ("nlg", "nlg-chat", "response-chat", "user-chat") or malformed)
 
 
 def test_an_id_no_row_has_and_a_dataset_without_ids_are_errors_naming_them(build, cache):

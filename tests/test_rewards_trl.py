@@ -1,6 +1,9 @@
-"""One GRPOTrainer step with the rewards of ``dst-chat``, on a model built here (a byte-level
-BPE tokenizer trained on the fixtures' texts, a one-layer Llama), on the CPU. Runs where trl
-and torch are installed: ``make test-rl`` makes that environment (requirements/rl.txt)."""
+"""One GRPOTrainer step with the rewards of ``dst-chat``, on the tiny model
+(``unified_dialogue.testing.tiny_model``: a one-layer Llama, its tokenizer trained on the
+fixtures' rows), loaded by its folder, on the CPU; the rewards handed over pickled, as TRL's
+asynchronous trainer hands them; a training set cut to its prompts and completions refused at
+the first rewards, naming the fix. Runs where trl and torch are installed: ``make test-rl``
+makes that environment (requirements/rl.txt)."""
 
 import pickle
 
@@ -10,44 +13,17 @@ from conftest import checksums, fixture_dir
 
 torch = pytest.importorskip("torch")
 trl = pytest.importorskip("trl")
-tokenizers = pytest.importorskip("tokenizers")
-transformers = pytest.importorskip("transformers")
 
 from unified_dialogue import load, rewards  # noqa: E402
 from unified_dialogue.scoring import ScoringError  # noqa: E402
-
-TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor %}"
-            "{% if add_generation_prompt %}<|assistant|>{% endif %}")
-SPECIAL = ["<|pad|>", "<|end|>", "<|system|>", "<|user|>", "<|assistant|>"]
-
-
-def trained_tokenizer(texts):
-    """A byte-level BPE tokenizer trained on ``texts``, with the template above."""
-    from tokenizers import decoders, models, pre_tokenizers, trainers
-
-    tokenizer = tokenizers.Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=SPECIAL,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    tokenizer.train_from_iterator(texts, trainer)
-    made = transformers.PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token="<|pad|>", eos_token="<|end|>")
-    made.chat_template = TEMPLATE
-    return made
+from unified_dialogue.testing import tiny_model  # noqa: E402
 
 
 def tiny_setup(tmp_path):
-    """``(rows, options, model, tokenizer)``: four dst-chat rows of the fixtures and a
-    one-layer Llama with a tokenizer trained on them."""
+    """``(rows, options, model)``: four dst-chat rows of the fixtures and the tiny model's folder."""
     options = dict(data_dir=str(fixture_dir("sgd")), checksums=checksums("sgd"), cache_dir=str(tmp_path / "cache"))
     rows = load("sgd", "dst-chat", split="validation", **options).select(range(4))
-    texts = [m["content"] for row in rows for m in row["prompt"] + row["completion"]]
-    tokenizer = trained_tokenizer(texts)
-    model = transformers.LlamaForCausalLM(transformers.LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
-        num_key_value_heads=2, max_position_embeddings=4096, pad_token_id=tokenizer.pad_token_id,
-        eos_token_id=tokenizer.eos_token_id, bos_token_id=None))
-    return rows, options, model, tokenizer
+    return rows, options, tiny_model.build(str(tmp_path / "model"), rows)
 
 
 def grpo_args(tmp_path, weights):
@@ -57,7 +33,7 @@ def grpo_args(tmp_path, weights):
 
 
 def test_one_grpo_step_calls_the_rewards_with_the_rows_ids_and_logs_them_by_name(tmp_path):
-    rows, options, model, tokenizer = tiny_setup(tmp_path)
+    rows, options, model = tiny_setup(tmp_path)
     made = rewards.reward("sgd", "dst-chat", "validation", metric=["joint_goal_accuracy", "requested_slots_f1"],
                           **options)
     functions = pickle.loads(pickle.dumps(made))  # as TRL's asynchronous trainer hands them over
@@ -68,7 +44,7 @@ def test_one_grpo_step_calls_the_rewards_with_the_rows_ids_and_logs_them_by_name
         return [None] * len(kwargs["completions"])  # None: not scored by this one (TRL ignores it)
 
     trainer = trl.GRPOTrainer(model=model, reward_funcs=[*functions, spy], args=grpo_args(tmp_path, [1.0, 0.5, 0.0]),
-                              train_dataset=rows, processing_class=tokenizer)
+                              train_dataset=rows)
     trainer.train()
     assert seen and set(seen[0]["id"]) <= set(rows["id"]) and isinstance(seen[0]["completions"][0], list)
     logged = {key: value for entry in trainer.state.log_history for key, value in entry.items()}
@@ -79,9 +55,9 @@ def test_one_grpo_step_calls_the_rewards_with_the_rows_ids_and_logs_them_by_name
 
 
 def test_a_dataset_cut_to_prompt_and_completion_fails_at_the_first_rewards_naming_the_fix(tmp_path):
-    rows, options, model, tokenizer = tiny_setup(tmp_path)
+    rows, options, model = tiny_setup(tmp_path)
     function = rewards.reward("sgd", "dst-chat", "validation", **options)
     trainer = trl.GRPOTrainer(model=model, reward_funcs=[function], args=grpo_args(tmp_path, [1.0]),
-                              train_dataset=rows.select_columns(["prompt", "completion"]), processing_class=tokenizer)
+                              train_dataset=rows.select_columns(["prompt", "completion"]))
     with pytest.raises(ScoringError, match=r"no 'id' column.*" r'\.select_columns\(\["prompt", "id"\]\)'):
         trainer.train()

@@ -109,7 +109,7 @@ def run_command(parser, work, argv=None, *, name=None, quiet=True, flag_hints=Fa
         name: what an error line starts with (default: ``parser.prog``).
         quiet: turn off ``datasets``' progress bars first.
         flag_hints: hints in errors name the command's own flags (``--data-dir``,
-            ``--no-checks``) instead of ``load``'s arguments.
+            ``--no-verify``) instead of ``load``'s arguments.
 
     Returns:
         What ``work`` returns. A ``UnifiedDialogueError`` ends the process instead, with
@@ -132,3 +132,34 @@ def run_command(parser, work, argv=None, *, name=None, quiet=True, flag_hints=Fa
     finally:
         if token is not None:
             CALLER.reset(token)
+
+
+def add_no_verify_flag(parser):
+    """Add ``--no-verify``: the command line's one word for loading a partial or changed copy
+    (``load``'s ``verify=False``). ``--no-checks``, its older name, still works, unlisted, so
+    that scripts written with it keep running."""
+    parser.add_argument("--no-verify", action="store_true",
+                        help="do not check the sizes and sha256 of the source files, nor that the copy has all of "
+                             "them (a partial or changed copy)")
+    parser.add_argument("--no-checks", dest="no_verify", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+def add_copy_flags(parser):
+    """Add the flags of a command that loads a corpus from a local copy or a mirror's table:
+    ``--data-dir``, ``--checksums``, ``--no-verify`` and ``--cache-dir``; ``copy_options``
+    turns them into ``load``'s arguments."""
+    parser.add_argument("--data-dir", help="a local copy of the corpus (default: the pinned download)")
+    parser.add_argument("--checksums", help="the checksum table of the local copy or mirror")
+    add_no_verify_flag(parser)
+    parser.add_argument("--cache-dir", help="the datasets cache to build the rows in")
+    return parser
+
+
+def copy_options(args):
+    """``load``'s arguments from the flags of ``add_copy_flags``, after checking that
+    ``--data-dir`` is a folder."""
+    if args.data_dir and not os.path.isdir(args.data_dir):
+        raise ConfigError(f"--data-dir {args.data_dir}: no such folder")
+    options = {name: getattr(args, name) for name in ("data_dir", "checksums", "cache_dir") if getattr(args, name)}
+    return {**options, "verify": False} if args.no_verify else options

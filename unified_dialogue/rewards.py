@@ -172,15 +172,17 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
     Args:
         corpus: the corpus (``sgd``, ``faithdial``, ...).
         config: the config trained on (``dst-chat``, ``d3st``, ``agent-call-chat``, ``nlg``,
-            ``nlg-chat``, ``response``, ``response-chat``, ``nlu-chat``: ``scoring.configs.CONFIGS``).
+            ``nlg-chat``, ``response``, ``response-chat``, ``nlu-chat``, ``user-chat``:
+            ``scoring.configs.CONFIGS``).
         split: the split whose rows the completions answer; None: every split.
         metric: a per-row metric of the config (``CONFIGS[config].row_metrics``; default its first:
             ``joint_goal_accuracy``, ``joint_accuracy``, ``sentence_chrf`` or
-            ``frame_exact_match``), or a list of
+            ``frame_exact_match``; user-chat's are ``turn_chrf``, ``informed_values_said``
+            and ``stop_accuracy``), or a list of
             them for one reward function each.
         variant: the corpus's variant (SGD-X's ``v1`` … ``v5``).
         **load_options: ``load``'s arguments (``data_dir``, ``cache_dir``,
-            ``verification_mode``, ``checksums``, ...), the config's own options (D3ST's), and
+            ``checksums``, ``verify=False``, ...), the config's own options (D3ST's), and
             the scorer's settings (``use_fuzzy_match``, ``joint_acc_across_turn``).
 
     Returns:

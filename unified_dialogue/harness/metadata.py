@@ -15,7 +15,6 @@ import sys
 from .. import registry
 from ..api import LOAD_PARAMETERS, check_split, config_of, corpus_of
 from ..core.errors import ConfigError, close_match
-from ..core.sources import CALLER
 
 # lm-eval merges the model's arguments into the run's metadata: names that ``load`` takes
 # and models' arguments use too are never read from it (servers' base_url, vLLM's and
@@ -114,9 +113,3 @@ def refused(task, error):
         print(f"lm_eval: task {task}: {error}", file=sys.stderr)
         raise SystemExit(2)
     raise error
-
-
-def hints_for_metadata():
-    """Hints in the loaders' errors name the ``--metadata`` key that fixes them (a context
-    manager's token, for ``CALLER.reset``)."""
-    return CALLER.set("lm-eval")

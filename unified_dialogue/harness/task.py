@@ -19,11 +19,11 @@ from lm_eval.api.task import ConfigurableTask
 
 from ..api import load, sort_arguments, taken
 from ..core.errors import UnifiedDialogueError
-from ..core.sources import CALLER
+from ..core.sources import called_from
 from ..scoring import score_rows
 from ..scoring.configs import scored
 from . import prompts
-from .metadata import MODEL_ARGUMENTS, check, given, hints_for_metadata, refused
+from .metadata import MODEL_ARGUMENTS, check, given, refused
 
 
 def load_arguments(metadata):
@@ -62,27 +62,25 @@ class DialogueTask(ConfigurableTask):
 
     def __init__(self, config=None):
         config = {key: value for key, value in config.items() if key != "class"}
-        token = hints_for_metadata()
         try:
-            metadata = config["metadata"]
-            # the run's split for this task's corpus, else the task file's own
-            split = given(metadata, "split", metadata["corpus"]) or config.get("test_split")
-            check(metadata, split)  # before anything loads
-            config["metadata"] = {**metadata, "split": split}
-            corpus, name, split, common, _ = load_arguments(config["metadata"])
-            config["test_split"] = split
-            config["custom_dataset"] = rows
-            config["process_results"] = self.outputs
-            config["metric_list"] = [
-                {"metric": metric.name, "higher_is_better": metric.higher_is_better,
-                 "aggregation": self.aggregator(metric)}
-                for metric in reported(scored(name), corpus, split, common)]
-            self._scored = None
-            super().__init__(config=config)
+            with called_from("lm-eval"):  # a loader's hint names the --metadata that fixes it
+                metadata = config["metadata"]
+                # the run's split for this task's corpus, else the task file's own
+                split = given(metadata, "split", metadata["corpus"]) or config.get("test_split")
+                check(metadata, split)  # before anything loads
+                config["metadata"] = {**metadata, "split": split}
+                corpus, name, split, common, _ = load_arguments(config["metadata"])
+                config["test_split"] = split
+                config["custom_dataset"] = rows
+                config["process_results"] = self.outputs
+                config["metric_list"] = [
+                    {"metric": metric.name, "higher_is_better": metric.higher_is_better,
+                     "aggregation": self.aggregator(metric)}
+                    for metric in reported(scored(name), corpus, split, common)]
+                self._scored = None
+                super().__init__(config=config)
         except UnifiedDialogueError as error:  # a mistake in the metadata, or rows that cannot be loaded
             refused(config.get("task"), error)
-        finally:
-            CALLER.reset(token)
 
     # ------------------------------------------------------------ prompts
 
@@ -131,4 +129,5 @@ class DialogueTask(ConfigurableTask):
         def load_rows(name, split=split):
             return load(corpus, name, split=split, **common)
 
-        return score_rows(config, predictions, self.eval_docs, load_rows, only_predicted=True)
+        with called_from("lm-eval"):
+            return score_rows(config, predictions, self.eval_docs, load_rows, only_predicted=True)

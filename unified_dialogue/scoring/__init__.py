@@ -20,8 +20,10 @@ texts read back and scored as intents and spans; ``d3st``, D3ST texts read
 back with each row's legend and scored with them; ``tool_calls``, the tool calls of
 ``agent-call-chat`` rows; ``generation``, generated text (``nlg``, ``response`` and their
 chat configs) with GEM-metrics' lexical metrics (``gem``), SGD's slot error rate (``ser``)
-and the overlap with FaithDial's knowledge (``knowledge``); ``sgdx``, SGD-X's schema
-sensitivity across the variants' predictions; ``suspicious``, the warnings of a result that
+and the overlap with FaithDial's knowledge (``knowledge``); ``user``, ``user-chat`` texts
+(a model playing the user) with the same lexical metrics, the share of the informed values
+said (SER's rule) and the end of the conversation where the user's is; ``sgdx``, SGD-X's
+schema sensitivity across the variants' predictions; ``suspicious``, the warnings of a result that
 is almost surely a mistake.
 """
 
@@ -53,7 +55,7 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
         data_dir: a local copy of the corpus to load the rows from.
         options: the config's own options, as ``load`` takes them (``{"instruction": ...}``).
         load_options: other arguments of every ``load`` (``cache_dir``, ``checksums``,
-            ``verification_mode``, ...).
+            ``verify=False``, ...).
         allow_missing: count a row without a prediction as a miss instead of failing.
         only_predicted: score the rows that have a prediction, and only them (an lm-eval
             ``--limit`` run, a sample): the result says how many of how many rows

@@ -25,7 +25,7 @@ import json
 import os
 import sys
 
-from ..cli import check_output, progress, run_command
+from ..cli import add_copy_flags, check_output, copy_options, progress, run_command
 from ..core.errors import ConfigError
 from ..core.options import parse_assignments
 from . import score
@@ -48,11 +48,7 @@ def parser(config=None):
     p.add_argument("--variant", help="the corpus's variant predicted (SGD-X: v1 ... v5)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="an option of the config, typed as the loader types it (repeatable)")
-    p.add_argument("--data-dir", help="a local copy of the corpus (default: the pinned download)")
-    p.add_argument("--checksums", help="the checksum table of the local copy or mirror")
-    p.add_argument("--no-checks", action="store_true",
-                   help="do not check the sizes and sha256 of the source files (a partial copy)")
-    p.add_argument("--cache-dir", help="the datasets cache to build the rows in")
+    add_copy_flags(p)
     p.add_argument("--predictions", help="the predictions file (JSON Lines)")
     p.add_argument("--variant-predictions", action="append", default=[], metavar="VARIANT=PATH",
                    help="the predictions file of one variant (SGD-X: v1=p1.jsonl ... v5=p5.jsonl, each once), instead "
@@ -123,9 +119,7 @@ def predictions_files(args):
 
 
 def check_paths(args, files):
-    """The other files: the copy there, the output writable and no input."""
-    if args.data_dir and not os.path.isdir(args.data_dir):
-        raise ConfigError(f"--data-dir {args.data_dir}: no such folder")
+    """The other files: the output writable and no input."""
     inputs = (*files.values(), args.checksums, args.data_dir)
     if args.output:
         check_output(args.output, "--output", inputs=inputs)
@@ -141,15 +135,12 @@ def run(args):
     declaration = scored(args.config)  # first: a config with a scorer
     options = checked_options(args)
     files = predictions_files(args)
+    load_options = copy_options(args)
     check_paths(args, files)
     config_flags = {option.name: option.check(getattr(args, option.name), "the command line")
                     for option in declaration.settings}
     predictions = {variant: read_predictions(path) for variant, path in files.items()}
-    load_options = {key: value for key, value in (("checksums", args.checksums), ("cache_dir", args.cache_dir))
-                    if value}
-    if args.no_checks:
-        load_options["verification_mode"] = "no_checks"
-    common = dict(data_dir=args.data_dir, options=options, load_options=load_options, allow_missing=args.allow_missing,
+    common = dict(options=options, load_options=load_options, allow_missing=args.allow_missing,
                   only_predicted=args.only_predicted, **config_flags)
     if args.variant_predictions:
         metrics = score_variants(args.corpus, args.config, args.split, predictions, **common)

@@ -44,6 +44,9 @@ from .nlu import FRAME_EXACT_MATCH, INTENT_ACCURACY, SLOT_F1, score_nlu
 from .per_row import d3st_rows, dst_chat_rows, generation_rows, nlu_chat_rows, tool_call_rows
 from .rows import ScoringError
 from .tool_calls import score_tool_calls
+from .user import ROW_METRICS as USER_ROW_METRICS
+from .user import prepare as user_rows
+from .user import score_user
 
 
 @dataclass(frozen=True)
@@ -149,6 +152,10 @@ CONFIGS = {scored.name: scored for scored in (
     _generation("nlg-chat", "nlg"),
     _generation("response", "response"),
     _generation("response-chat", "response"),
+    Scored("user-chat", score_user, "user-chat",
+           LEXICAL_METRICS + (Metric("informed_values_said", ("all", "informed_values_said")),
+                              Metric("stop_accuracy", ("all", "stop_accuracy"))),
+           user_rows, USER_ROW_METRICS, (TOKENIZER,)),
 )}
 
 
