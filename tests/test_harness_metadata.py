@@ -55,7 +55,9 @@ def test_a_metadata_mistake_is_one_line_naming_the_key_and_the_fix_before_anythi
 
 
 def test_a_models_arguments_merged_into_the_metadata_are_not_mistakes(tmp_path):
+    # "model": every server backend's own (model=...), one letter from an option of a config no task scores
     metadata = {"data_dir": SGD, "checksums": checksums("sgd"), "pretrained": "some/model", "num_concurrent": 4,
+                "model": "some/model", "tokenizer_backend": "none", "max_retries": 3, "dtype": "float32",
                 "max_length": 2048, "timeout": 30, "base_url": "http://127.0.0.1:8000/v1", "seed": 1, "version": 2}
     task = task_manager(metadata, tmp_path).load(["sgd_dst_chat"])["tasks"]["sgd_dst_chat"]
     assert len(task.eval_docs) == 12
