@@ -30,6 +30,7 @@ is almost surely a mistake.
 import inspect
 import os
 
+from ..core.errors import ConfigError
 from .configs import CONFIGS, scored
 from .rows import ScoringError, read_predictions
 
@@ -68,7 +69,7 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
         The scorer's dict of metrics.
 
     Raises:
-        ConfigError, before any row is loaded, naming a split the corpus lacks or an argument
+        ConfigError, before any row is loaded, naming a split the corpus lacks (or none given) or an argument
         nobody takes (with its close match); ScoringError naming what cannot be scored (an
         unknown or missing id, a bad line of the file); the loader's errors for rows that
         cannot be loaded.
@@ -77,9 +78,12 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
         >>> score("sgd", "dst-chat", "test", "predictions.jsonl", variant="v3")["#ALL_SERVICES"]  # doctest: +SKIP
         {'active_intent_accuracy': 0.93, ..., 'joint_goal_accuracy': 0.71, ...}
     """
-    from ..api import load, sort_arguments
+    from ..api import corpus_of, load, sort_arguments
 
     declaration = scored(config)
+    if split is None:  # load's "every split": a dict of splits, which no scorer reads
+        raise ConfigError(f"split=None: a predictions file answers the rows of one split; name it "
+                          f"({corpus} has the splits {', '.join(corpus_of(corpus).splits)})")
     given = {**(load_options or {}), **(options or {}), **arguments,
              **({"variant": variant} if variant else {}), **({"data_dir": data_dir} if data_dir else {})}
     sorted_ = sort_arguments(corpus, config, given, split=split, settings=declaration.settings)
