@@ -42,7 +42,7 @@ def one_line_errors(parser):
     def error(message):
         if message.startswith("unrecognized arguments:"):
             # a hidden flag (an older name) is matched, and its listed flag shown
-            shown = {flag: visible(parser, action) for action in parser._actions for flag in action.option_strings
+            shown = {flag: visible(parser, action, flag) for action in parser._actions for flag in action.option_strings
                      if flag.startswith("--")}
             given = [word.partition("=")[0] for word in message.split(":", 1)[1].split() if word.startswith("--")]
             matches = [shown[match] for match in (close_match(flag, shown, cutoff=0.75) for flag in given) if match]
@@ -57,11 +57,11 @@ def one_line_errors(parser):
     return parser
 
 
-def visible(parser, action):
-    """The flag ``--help`` lists for ``action``: its own, or for a hidden one (an older name,
-    ``help=SUPPRESS``) the listed flag that sets the same value."""
+def visible(parser, action, flag):
+    """The flag ``--help`` lists for ``flag`` of ``action``: itself, or for a hidden one (an
+    older name, ``help=SUPPRESS``) the listed flag that sets the same value."""
     if action.help != argparse.SUPPRESS:
-        return next(flag for flag in action.option_strings if flag.startswith("--"))
+        return flag
     listed = [other for other in parser._actions if other.dest == action.dest and other.help != argparse.SUPPRESS]
     return next((flag for other in listed for flag in other.option_strings if flag.startswith("--")),
                 action.option_strings[0])
