@@ -75,6 +75,11 @@ class MissingFilesError(UnifiedDialogueError, FileNotFoundError):
     lacks files the checksum table lists."""
 
 
+class MissingSplitError(MissingFilesError, ValueError):
+    """A split the corpus has but the source read (a partial copy) gives no file of; a
+    ValueError, as ``datasets``' own error for an unknown split is."""
+
+
 class DownloadError(UnifiedDialogueError, ConnectionError):
     """A download that failed or did not answer in time; the message names the URL and
     says how to load a local copy instead."""
