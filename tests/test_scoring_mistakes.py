@@ -113,6 +113,11 @@ def test_score_takes_one_split(gold):
         score("sgd", "dst-chat", None, gold, data_dir=str(fixture_dir("sgd")))
 
 
+def test_score_reads_the_rows_whole(gold):
+    with pytest.raises(ConfigError, match="takes no streaming=True here: the rows are scored whole, not streamed"):
+        score("sgd", "dst-chat", "validation", gold, data_dir=str(fixture_dir("sgd")), streaming=True)
+
+
 # ---------------------------------------------------------------- the flags
 
 def test_predictions_and_variant_predictions_together_are_named_as_such(tmp_path, capsys, cache, gold):

@@ -30,7 +30,7 @@ is almost surely a mistake.
 import inspect
 import os
 
-from ..core.errors import ConfigError
+from ..core.errors import ConfigError, MissingSplitError
 from .configs import CONFIGS, scored
 from .rows import ScoringError, read_predictions
 
@@ -86,7 +86,7 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
                           f"({corpus} has the splits {', '.join(corpus_of(corpus).splits)})")
     given = {**(load_options or {}), **(options or {}), **arguments,
              **({"variant": variant} if variant else {}), **({"data_dir": data_dir} if data_dir else {})}
-    sorted_ = sort_arguments(corpus, config, given, split=split, settings=declaration.settings)
+    sorted_ = sort_arguments(corpus, config, given, split=split, settings=declaration.settings, whole=True)
     if isinstance(predictions, (str, os.PathLike)):
         predictions = read_predictions(predictions)
     predicted = split
@@ -94,13 +94,9 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
     def load_rows(name, split=split, **more):
         try:
             return load(corpus, name, split=split, **sorted_.load, **more)
-        except ValueError as error:  # datasets' "Unknown split": a partial copy without it
-            if "Unknown split" not in str(error) or isinstance(error, ScoringError):
-                raise
-            copy = sorted_.load.get("data_dir")
-            where = f"the copy {copy}" if copy else "the source"
-            raise ScoringError(f"scoring {config} of {corpus} {predicted} reads the {name} rows of split {split!r}, "
-                               f"which {where} has no file of ({error}): add that split's files") from None
+        except MissingSplitError as error:  # a partial copy: say why that split is read
+            raise ScoringError(f"scoring {config} of {corpus} {predicted} reads the {name} rows of split {split!r}: "
+                               f"{error}") from None
 
     rows = load_rows(config, **sorted_.options)
     return score_rows(config, predictions, rows, load_rows, allow_missing=allow_missing,

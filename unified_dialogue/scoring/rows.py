@@ -222,8 +222,8 @@ def shown(ids, limit=5):
 
 def json_type(value):
     """The JSON name of ``value``'s type, for a message: "a list", "null", "an object"."""
-    names = {list: "a list", dict: "an object", type(None): "null", bool: "a boolean", int: "a number",
-             float: "a number"}
+    names = {str: "a string", list: "a list", dict: "an object", type(None): "null", bool: "a boolean",
+             int: "a number", float: "a number"}
     return names.get(type(value), with_article(type(value).__name__))
 
 
