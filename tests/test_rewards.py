@@ -163,8 +163,11 @@ def test_every_reward_is_the_per_row_value_of_the_command(build, cache, tmp_path
 def test_an_id_no_row_has_and_a_dataset_without_ids_are_errors_naming_them(build, cache):
     function = make(cache, "sgd", "dst-chat", "validation")
     texts = gold_texts(build, "sgd", "dst-chat", "validation")
-    with pytest.raises(ScoringError, match="sgd/train/nope/1"):
+    with pytest.raises(ScoringError, match="'sgd/train/nope/1' \\(they look like ids of the split train, not "
+                                           "validation: score them against that split\\)"):
         call_as_trl(function, {**texts, "sgd/train/nope/1": "x"})
+    with pytest.raises(ScoringError, match="name no row of the config: 3 \\(they have another shape"):
+        function(prompts=["..."], completions=["x"], id=[3])
     with pytest.raises(ScoringError, match=r"no 'id' column.*keep it in the training dataset: "
                                            r'\.select_columns\(\["prompt", "id"\]\)'):
         function(prompts=["..."], completions=["x"], completion_ids=[[1]])

@@ -22,7 +22,7 @@ from .core.answer import content_text
 from .core.errors import did_you_mean
 from .scoring.configs import CONFIGS
 from .core.problems import unreadable
-from .scoring.rows import ScoringError, json_type, shown
+from .scoring.rows import ScoringError, json_type, looks_like, shown
 
 
 # ---------------------------------------------------------------- completions
@@ -127,7 +127,9 @@ class Scores:
         index, score = self.prepared
         unknown = [identifier for identifier in ids if identifier not in index]
         if unknown:
-            raise ScoringError(f"{where}: {len(unknown)} id(s) name no row of the config: {shown(unknown)}")
+            hint = looks_like(unknown, index)
+            raise ScoringError(f"{where}: {len(unknown)} id(s) name no row of the config: {shown(unknown)}"
+                               + (f" ({hint})" if hint else ""))
         texts = [completion_text(completion) for completion in completions]
         odd = [position for position, text in enumerate(texts) if text is None]
         if odd:  # a caller's mistake, not a model's text: it would score 0.0 without a word

@@ -181,7 +181,7 @@ class Pairs(list):
 
 
 def _parts(identifier):
-    return identifier.split("/")
+    return str(identifier).split("/")
 
 
 def looks_like(unknown, known):
