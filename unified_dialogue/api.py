@@ -123,8 +123,7 @@ def sort_arguments(corpus, config, given, *, split=None, settings=(), where=None
     Raises:
         ConfigError naming an unknown corpus, config or split, or a name nobody takes (with
         its close match, what is taken, and the configs that take it), or a value an option,
-        ``verification_mode`` or a setting cannot take (a corpus option's: its builder,
-        ``CorpusBuilder.gather_view_options``).
+        a corpus option, ``verification_mode`` or a setting cannot take.
 
     Example:
         >>> sort_arguments("sgd", "dst-chat", {"data_dir": "sgd", "instruction": "Track."}).options
@@ -151,7 +150,8 @@ def sort_arguments(corpus, config, given, *, split=None, settings=(), where=None
     if whole and given.get("streaming"):
         raise ConfigError(f"{where} takes no streaming=True here: {NOT_STREAMED}; leave it out")
     by_name = {o.name: o for o in (*own, *settings)}
-    checked_verification_mode(given.get("verification_mode"), where)  # the corpus options: by the builder
+    checked_verification_mode(given.get("verification_mode"), where)
+    builder.check_corpus_options(given, where)  # as the builder does (load_dataset's path too)
     return Arguments(declared.name, name, {k: v for k, v in given.items() if k in load_names},
                      {k: by_name[k].check(v, where) for k, v in given.items() if k in own_names},
                      {k: by_name[k].check(v, where) for k, v in given.items() if k in setting_names})

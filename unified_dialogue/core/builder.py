@@ -184,6 +184,14 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
                 for f in dataclasses.fields(cls.BUILDER_CONFIG_CLASS) if f.name not in NOT_OPTIONS]
 
     @classmethod
+    def check_corpus_options(cls, given, where):
+        """Raise ConfigError naming ``where`` for a value of ``given`` a corpus option cannot
+        take (``corpus_declarations``; a path may be a ``PathLike``); other names are left."""
+        for option in (o for o in cls.corpus_declarations() if o.name in given):
+            value = given[option.name]
+            option.check(os.fspath(value) if isinstance(value, os.PathLike) else value, where)
+
+    @classmethod
     def config_options(cls, config_name=None):
         """The options a config takes of its own (``core.options.Option``s)."""
         return cls.CORPUS.config(config_name or cls.CORPUS.default_config).options
@@ -213,10 +221,7 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
                                   f"{', '.join(cls.corpus_options() + [o.name for o in declared])}"
                                   f"{elsewhere(unknown, cls.CORPUS.configs)})")
             given = check_given(given, declared, where)
-        for option in (o for o in cls.corpus_declarations() if o.name in kwargs):  # verify, ...; a path: a PathLike
-            value = kwargs[option.name]
-            option.check(os.fspath(value) if isinstance(value, os.PathLike) else value,
-                         f"the {config_name} config of {cls.CORPUS.name}")
+        cls.check_corpus_options(kwargs, f"the {config_name} config of {cls.CORPUS.name}")
         if given:
             kwargs["view_options"] = given
         return kwargs
