@@ -25,11 +25,6 @@ def partial(tmp_path_factory):
     return copy
 
 
-@pytest.fixture(scope="module")
-def gold(build):
-    return {r["id"]: r["completion"][0]["content"] for r in build("sgd", "dst-chat")["validation"]}
-
-
 def run(module, *arguments):
     return subprocess.run([sys.executable, "-m", module, *arguments], capture_output=True, text=True, timeout=600,
                           cwd=TESTS.parent)
@@ -44,8 +39,8 @@ def scoring(copy, cache, predictions, *flags):
                *copy_flags(copy, cache), "--predictions", str(predictions), *flags)
 
 
-def test_the_scoring_command_names_no_verify_and_takes_it_and_its_older_name(partial, gold, tmp_path):
-    predictions = write_predictions(tmp_path / "p.jsonl", gold)
+def test_the_scoring_command_names_no_verify_and_takes_it_and_its_older_name(partial, dst_chat_gold, tmp_path):
+    predictions = write_predictions(tmp_path / "p.jsonl", dst_chat_gold)
     refused = scoring(partial, tmp_path / "a", predictions)
     assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1
     assert refused.stderr.rstrip().endswith("test/dialogues_001.json. To load a partial copy, pass --no-verify")

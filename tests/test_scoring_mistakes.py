@@ -23,11 +23,6 @@ def cache(tmp_path_factory):
     return str(tmp_path_factory.mktemp("cache"))
 
 
-@pytest.fixture(scope="module")
-def gold(build):
-    return {r["id"]: r["completion"][0]["content"] for r in build("sgd", "dst-chat")["validation"]}
-
-
 def command(cache, *flags, table=None):
     return ["--corpus", "sgd", "--config", "dst-chat", "--split", "validation", "--data-dir", str(fixture_dir("sgd")),
             "--checksums", table or checksums("sgd"), "--cache-dir", cache, *flags]
@@ -56,9 +51,9 @@ def test_an_empty_predictions_file_is_named_before_any_row_loads(tmp_path, capsy
     assert not os.path.exists(fresh)
 
 
-def test_one_json_object_for_every_row_is_named_as_such(tmp_path, gold):
+def test_one_json_object_for_every_row_is_named_as_such(tmp_path, dst_chat_gold):
     path = tmp_path / "p.json"
-    path.write_text(json.dumps(gold), encoding="utf-8")
+    path.write_text(json.dumps(dst_chat_gold), encoding="utf-8")
     with pytest.raises(ScoringError, match=r"p.json, line 1: no 'id' \(its keys: .*\); one \{id: text\} object for "
                                            r"every row: write one \{\"id\": \.\.\., \"text\": \.\.\.\} object a line"):
         read_predictions(path)
@@ -99,43 +94,43 @@ def test_a_text_that_is_not_a_string_names_the_fix_not_only_allow_missing():
         pair({"a": ["x"]}, [{"id": "a"}])
 
 
-def test_rows_without_a_prediction_point_a_sample_to_only_predicted(tmp_path, capsys, cache, gold):
-    one = dict(list(gold.items())[:1])
+def test_rows_without_a_prediction_point_a_sample_to_only_predicted(tmp_path, capsys, cache, dst_chat_gold):
+    one = dict(list(dst_chat_gold.items())[:1])
     err = one_line(capsys, cache, "--predictions", str(write_predictions(tmp_path / "p.jsonl", one)))
     assert "have no prediction" in err
     assert "(--only-predicted scores the predicted rows alone, as an lm-eval --limit run does; --allow-missing " \
            "counts the others as misses)" in err
 
 
-def test_score_takes_one_split(gold):
+def test_score_takes_one_split(dst_chat_gold):
     with pytest.raises(ConfigError, match=r"split=None: a predictions file answers the rows of one split; name it "
                                           r"\(sgd has the splits train, validation, test\)"):
-        score("sgd", "dst-chat", None, gold, data_dir=str(fixture_dir("sgd")))
+        score("sgd", "dst-chat", None, dst_chat_gold, data_dir=str(fixture_dir("sgd")))
 
 
-def test_score_reads_the_rows_whole(gold):
+def test_score_reads_the_rows_whole(dst_chat_gold):
     with pytest.raises(ConfigError, match="takes no streaming=True here: the rows are scored whole, not streamed"):
-        score("sgd", "dst-chat", "validation", gold, data_dir=str(fixture_dir("sgd")), streaming=True)
+        score("sgd", "dst-chat", "validation", dst_chat_gold, data_dir=str(fixture_dir("sgd")), streaming=True)
 
 
 # ---------------------------------------------------------------- the flags
 
-def test_predictions_and_variant_predictions_together_are_named_as_such(tmp_path, capsys, cache, gold):
-    path = str(write_predictions(tmp_path / "p.jsonl", gold))
+def test_predictions_and_variant_predictions_together_are_named_as_such(tmp_path, capsys, cache, dst_chat_gold):
+    path = str(write_predictions(tmp_path / "p.jsonl", dst_chat_gold))
     err = one_line(capsys, cache, "--predictions", path, "--variant-predictions", f"v1={path}")
     assert "--predictions and --variant-predictions together: give one" in err
 
 
-def test_a_misspelt_flag_is_matched_to_a_listed_flag_not_a_hidden_older_name(tmp_path, capsys, cache, gold):
-    path = str(write_predictions(tmp_path / "p.jsonl", gold))
+def test_a_misspelt_flag_is_matched_to_a_listed_flag_not_a_hidden_older_name(tmp_path, capsys, cache, dst_chat_gold):
+    path = str(write_predictions(tmp_path / "p.jsonl", dst_chat_gold))
     err = one_line(capsys, cache, "--predictions", path, "--no-checksums")
     assert "unrecognized arguments: --no-checksums (did you mean --no-verify?)" in err
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs a folder no one may write in, root included")
-def test_an_output_folder_that_cannot_be_written_is_named_before_the_work(tmp_path, capsys, gold):
+def test_an_output_folder_that_cannot_be_written_is_named_before_the_work(tmp_path, capsys, dst_chat_gold):
     fresh = str(tmp_path / "cache")
-    path = str(write_predictions(tmp_path / "p.jsonl", gold))
+    path = str(write_predictions(tmp_path / "p.jsonl", dst_chat_gold))
     err = one_line(capsys, fresh, "--predictions", path, "--output", "/proc/metrics.json")
     assert "--output /proc/metrics.json: the folder /proc cannot be written" in err
     assert not os.path.exists(fresh)
@@ -151,10 +146,10 @@ def test_an_output_folder_that_cannot_be_written_is_named_before_the_work(tmp_pa
     (lambda folder: lines(folder / "t.tsv", "path\tnum_bytes\tsha256", "dev/schema.json 12 abc"),
      "line 2: not path, num_bytes and sha256 separated by tabs"),
 ])
-def test_a_checksum_table_that_is_none_is_one_line_before_any_row_loads(tmp_path, capsys, gold, make, words):
+def test_a_checksum_table_that_is_none_is_one_line_before_any_row_loads(tmp_path, capsys, dst_chat_gold, make, words):
     fresh = str(tmp_path / "cache")
     table = str(make(tmp_path))
-    path = str(write_predictions(tmp_path / "p.jsonl", gold))
+    path = str(write_predictions(tmp_path / "p.jsonl", dst_chat_gold))
     err = one_line(capsys, fresh, "--predictions", path, table=table)
     assert f"--checksums {table}" in err and words in err
     assert not os.path.exists(fresh)
@@ -162,7 +157,7 @@ def test_a_checksum_table_that_is_none_is_one_line_before_any_row_loads(tmp_path
         read_checksum_table(table)
 
 
-def test_a_file_the_table_lacks_is_fixed_with_the_commands_flag(tmp_path, capsys, gold):
-    path = str(write_predictions(tmp_path / "p.jsonl", gold))
+def test_a_file_the_table_lacks_is_fixed_with_the_commands_flag(tmp_path, capsys, dst_chat_gold):
+    path = str(write_predictions(tmp_path / "p.jsonl", dst_chat_gold))
     err = one_line(capsys, str(tmp_path / "cache"), "--predictions", path, table=checksums("ccpe"))
     assert "name a table that lists it (--checksums path/to/SHA256SUMS.tsv), or pass --no-verify" in err

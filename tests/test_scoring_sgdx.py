@@ -108,7 +108,8 @@ def test_the_command_gives_each_variant_their_mean_and_the_schema_sensitivity(bu
     (["--variant-predictions=v1"], "--variant-predictions 'v1': not VARIANT=PATH"),
     (["--variant-predictions=v1=P", "--variant-predictions=v1=P"], "variant v1 is given twice"),
     (["--variant-predictions=v1=P", "--variant", "v1"], "--variant goes with --predictions"),
-    (["--variant-predictions=v1=P", "--predictions", "P"], "--predictions and --variant-predictions together: give one"),
+    (["--variant-predictions=v1=P", "--predictions", "P"],
+     "--predictions and --variant-predictions together: give one"),
     ([], "give the predictions"),
     (["--variant-predictions=v1=P", "--config", "nlg-chat"], "schema sensitivity is of a per-turn DST metric"),
 ])
