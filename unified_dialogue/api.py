@@ -217,7 +217,6 @@ def split_given(builder, split, data_dir):
             raise
         where = f"data_dir {data_dir}" if data_dir else f"the source of {builder.CORPUS.name}"
         listed = re.search(r"\[([^\]]*)\]", str(error))  # datasets lists the splits the build has
-        given = listed.group(1).replace("'", "") if listed else ", ".join(builder.info.splits or ())
-        choice = next((name for name in given.split(", ") if name != "train"), given.split(", ")[0])
-        raise MissingSplitError(f"{where} has no file of the split {split!r} (it gives the splits {given}): add "
-                                f"that split's files, or choose one it gives ({argument('split', choice)})") from None
+        given = listed.group(1).replace("'", "").split(", ") if listed else list(builder.info.splits or ())
+        choice = next((name for name in given if name != "train"), given[0] if given else "train")
+        raise MissingSplitError(where, split, given, argument("split", choice)) from None

@@ -77,7 +77,16 @@ class MissingFilesError(UnifiedDialogueError, FileNotFoundError):
 
 class MissingSplitError(MissingFilesError, ValueError):
     """A split the corpus has but the source read (a partial copy) gives no file of; a
-    ValueError, as ``datasets``' own error for an unknown split is."""
+    ValueError, as ``datasets``' own error for an unknown split is. ``source``: the copy
+    (``data_dir ...``); ``split``; ``given``: the splits it has files of."""
+
+    def __init__(self, source, split, given, fix):
+        self.source, self.split, self.given, self.fix = source, split, given, fix
+        super().__init__(f"{source} has no file of the split {split!r} (it gives the splits {', '.join(given)}): "
+                         f"add that split's files, or choose one it gives ({fix})")
+
+    def __reduce__(self):
+        return type(self), (self.source, self.split, self.given, self.fix)
 
 
 class DownloadError(UnifiedDialogueError, ConnectionError):

@@ -95,8 +95,11 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
         try:
             return load(corpus, name, split=split, **sorted_.load, **more)
         except MissingSplitError as error:  # a partial copy: say why that split is read
-            raise ScoringError(f"scoring {config} of {corpus} {predicted} reads the {name} rows of split {split!r}: "
-                               f"{error}") from None
+            if split == predicted:
+                raise ScoringError(f"scoring {config} of {corpus} {predicted}: {error}") from None
+            raise ScoringError(f"scoring {config} of {corpus} {predicted} reads the {name} rows of split {split!r}, "
+                               f"which {error.source} has no file of (it gives the splits {', '.join(error.given)}): "
+                               f"add that split's files") from None
 
     rows = load_rows(config, **sorted_.options)
     return score_rows(config, predictions, rows, load_rows, allow_missing=allow_missing,
