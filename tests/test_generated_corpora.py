@@ -183,6 +183,25 @@ def test_every_faithdial_config_builds(tmp_path_factory, corpus):
             assert_builds("faithdial", config, folder, kwargs, splits)
 
 
+@budget(0.6)
+@given(corpus=faithdial.corpora())
+def test_faithdial_card_counts_are_the_pairs_and_critic_rows_built(tmp_path_factory, corpus):
+    """The statistics the card shows (the corpus's ``count``) of every split: the rows of
+    ``preference`` and ``preference-unpaired``, and the labels of the ``critic`` rows."""
+    from collections import Counter
+
+    from unified_dialogue.tools import stats
+
+    with example_folder(tmp_path_factory, "faithdial") as folder:
+        kwargs = corpus.load_kwargs(folder)
+        figures = stats.statistics(registry.get("faithdial"), loaded("faithdial", "unified", folder, kwargs))
+        pairs, unpaired, critic = (loaded("faithdial", config, folder, kwargs)
+                                   for config in ("preference", "preference-unpaired", "critic"))
+        for split, counted in figures.items():
+            assert counted["preference_pairs"] == pairs[split].num_rows == unpaired[split].num_rows / 2 > 0, split
+            assert counted["critic_labels"] == dict(Counter(critic[split]["label"])), split
+
+
 # ---------------------------------------------------------------- gold texts score 1.0
 
 @budget(0.5)

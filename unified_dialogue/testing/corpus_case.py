@@ -205,13 +205,13 @@ class CorpusTestCase:
                      cache_dir=str(tmp_path / "cache"))
         checked = 0
         for split, ds in build(self.corpus, view).items():
-            # A turn may have several rows (d3st: one per frame), told apart by frame_index.
-            whole = {(original_of(row), turn_of(row), row.get("frame_index")): without_ids(row) for row in ds}
+            # A turn may have several rows (d3st: one per frame), told apart by the end of their ids.
+            whole = {(original_of(row), turn_of(row), within_turn(row)): without_ids(row) for row in ds}
             for row in built[split]:
                 dialogue, t = origin[(split, original_of(row))]
                 turn = turn_of(row)
                 if turn == t or (turn is None and t == last[(split, dialogue)]):
-                    assert without_ids(row) == whole[(dialogue, turn, row.get("frame_index"))], (split, dialogue, t)
+                    assert without_ids(row) == whole[(dialogue, turn, within_turn(row))], (split, dialogue, t)
                     checked += 1
             assert checked, split
         assert checked == sum(ds.num_rows for ds in build(self.corpus, view).values())
@@ -541,6 +541,16 @@ def original_of(row):
 
 def turn_of(row):
     return row.get("turn_index", row.get("turn_id"))
+
+
+def within_turn(row):
+    """What tells apart the rows of one turn: the end of the row's id after
+    ``<dialogue_id>/<turn>`` (d3st's ``/<frame_index>``, critic's ``/original``), "" where
+    the id ends there; None for a row about no turn or without a ``dialogue_id``."""
+    dialogue, turn = row.get("dialogue_id"), turn_of(row)
+    if dialogue is None or turn is None:
+        return None
+    return row["id"][len(f"{dialogue}/{turn}"):]
 
 
 def without_ids(row):
