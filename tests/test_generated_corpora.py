@@ -27,6 +27,7 @@ from loaders.faithdial import mapping as faithdial_mapping
 from loaders.sgd import format as sgd_format
 from unified_dialogue import load, registry
 from unified_dialogue.core.errors import UnifiedDialogueError
+from unified_dialogue.scoring import score
 from unified_dialogue.scoring.__main__ import main as score_main
 from unified_dialogue.testing.strategies import SourceFiles, ccpe, faithdial, sgd
 from unified_dialogue.views import d3st
@@ -247,6 +248,22 @@ def test_gold_agent_call_chat_scores_1(tmp_path_factory, corpus, use_variant):
             metrics = score_command(folder, kwargs, "sgd", "agent-call-chat", split, texts)
             assert_gold(metrics, ("agent-call-chat", split))
             assert metrics["extra_calls"] == 0
+
+
+@budget(0.3)
+@given(corpus=faithdial.corpora())
+def test_gold_faithdial_critic_labels_and_preferences_score_1(tmp_path_factory, corpus):
+    with example_folder(tmp_path_factory, "faithdial") as folder:
+        kwargs = corpus.load_kwargs(folder)
+        for split, rows in loaded("faithdial", "critic-chat", folder, kwargs).items():
+            texts = {row["id"]: row["completion"][0]["content"] for row in rows}
+            metrics = score_command(folder, kwargs, "faithdial", "critic-chat", split, texts)
+            assert (metrics["accuracy"], metrics["macro"]["f1"], metrics["malformed"]) == (1.0, 1.0, 0), split
+        for split, rows in loaded("faithdial", "preference", folder, kwargs).items():
+            scores = {row["id"]: (0.0, -1.0) for row in rows}
+            scored = score("faithdial", "preference", split, scores, data_dir=kwargs["data_dir"],
+                           load_options={"checksums": kwargs["checksums"], "cache_dir": str(folder / "cache")})
+            assert scored["accuracy"] == 1.0, split
 
 
 @settings(max_examples=1)

@@ -34,6 +34,8 @@ TASK_SPECS = {
     "sgd_nlg": ("sgd", "nlg-chat", None, {**GENERATION, "ser": ("all", "ser")}),
     "sgd_response": ("sgd", "response-chat", None, GENERATION),
     "faithdial_response": ("faithdial", "response-chat", None, {**GENERATION, "knowledge_f1": ("all", "knowledge_f1")}),
+    "faithdial_critic": ("faithdial", "critic-chat", None, {
+        "accuracy": ("accuracy",), "macro_f1": ("macro", "f1"), "hallucination_f1": ("labels", "Hallucination", "f1")}),
     **{f"sgd_dst_chat_v{v}": ("sgd", "dst-chat", f"v{v}", {**DST, "malformed": ("malformed",)}) for v in range(1, 6)},
 }
 GROUPS = ["unified_dialogue", "unified_dialogue_sgd_x"]

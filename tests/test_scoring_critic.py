@@ -3,10 +3,12 @@ labels (tests/fixtures/critic_torchmetrics), gold labels and constant predictors
 FaithDial fixtures, and how a model's text is read."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, checksums, fixture_dir, write_predictions
 from unified_dialogue.scoring import ScoringError
 from unified_dialogue.scoring.critic import read_label, row_scores, score_critic
 from unified_dialogue.views.faithfulness import CRITIC_LABELS, ENTAILMENT, HALLUCINATION
@@ -101,3 +103,35 @@ def test_an_unknown_id_is_an_error_naming_it(build):
     rows = build("faithdial", "critic")["test"]
     with pytest.raises(ScoringError, match="1 predicted id\\(s\\) name no row: 'faithdial/test/0/1/edited'"):
         score_critic({**dict(zip(rows["id"], rows["label"])), "faithdial/test/0/1/edited": ENTAILMENT}, rows)
+
+
+def critic_command(tmp_path, config, predictions, *flags):
+    return subprocess.run([sys.executable, "-m", "unified_dialogue.scoring", "--corpus", "faithdial", "--config", config,
+                           "--split", "test", "--data-dir", str(fixture_dir("faithdial")), "--checksums",
+                           checksums("faithdial"), "--cache-dir", str(tmp_path / "cache"), "--predictions",
+                           str(predictions), *flags], capture_output=True, text=True, timeout=600)
+
+
+def test_the_command_scores_critic_chat_texts_with_per_row_records(build, tmp_path):
+    rows = build("faithdial", "critic-chat")["test"]
+    texts = {row["id"]: row["completion"][0]["content"] for row in rows}
+    texts[rows["id"][0]] = "faithful?"
+    done = critic_command(tmp_path, "critic-chat", write_predictions(tmp_path / "p.jsonl", texts), "--per-row",
+                          str(tmp_path / "rows.jsonl"))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    metrics = json.loads(done.stdout)
+    assert metrics["accuracy"] == pytest.approx((rows.num_rows - 1) / rows.num_rows)
+    assert (metrics["malformed_ids"], metrics["positive"]) == ([rows["id"][0]], HALLUCINATION)
+    records = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["id"] for r in records] == rows["id"] and records[0]["malformed"] and not records[1]["malformed"]
+
+
+def test_the_command_scores_the_rows_of_the_options_given(build, tmp_path):
+    rows = build("faithdial", "critic", rewritten=False)["test"]
+    predictions = write_predictions(tmp_path / "p.jsonl", dict(zip(rows["id"], rows["label"])))
+    done = critic_command(tmp_path, "critic", predictions, "--option", "rewritten=false")
+    assert done.returncode == 0 and json.loads(done.stdout)["accuracy"] == 1.0
+    every = build("faithdial", "critic")["test"]
+    done = critic_command(tmp_path, "critic", write_predictions(tmp_path / "all.jsonl", dict(
+        zip(every["id"], every["label"]))), "--option", "rewritten=false")
+    assert done.returncode == 2 and "/rewritten" in done.stderr and done.stderr.count("\n") == 1

@@ -2,10 +2,12 @@
 the same scores (tests/fixtures/preference_trl), the scores files and their errors."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, checksums, fixture_dir, write_predictions
 from unified_dialogue.scoring import ScoringError
 from unified_dialogue.scoring.preference import read_scores, row_scores, score_preference
 
@@ -72,3 +74,28 @@ def test_an_id_twice_and_an_unknown_id_are_errors(tmp_path):
         score_preference({"a": (1.0, 0.0), "z": (1.0, 0.0)}, [{"id": "a"}])
     with pytest.raises(ScoringError, match="prediction 'a': no 'rejected'"):
         score_preference({"a": {"chosen": 1.0}}, [{"id": "a"}])
+
+
+def preference_command(tmp_path, predictions, *flags):
+    return subprocess.run([sys.executable, "-m", "unified_dialogue.scoring", "--corpus", "faithdial", "--config",
+                           "preference", "--split", "validation", "--data-dir", str(fixture_dir("faithdial")),
+                           "--checksums", checksums("faithdial"), "--cache-dir", str(tmp_path / "cache"),
+                           "--predictions", str(predictions), *flags], capture_output=True, text=True, timeout=600)
+
+
+def test_the_command_reads_a_preference_file_as_scores(build, tmp_path):
+    rows = build("faithdial", "preference")["validation"]
+    scores = [{"id": i, "chosen": -float(k), "rejected": -1.5} for k, i in enumerate(rows["id"])]
+    done = preference_command(tmp_path, write_scores(tmp_path / "scores.jsonl", scores), "--per-row",
+                              str(tmp_path / "rows.jsonl"))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    right = sum(s["chosen"] > s["rejected"] for s in scores)
+    assert json.loads(done.stdout) == {"accuracy": right / len(scores), "margin": pytest.approx(
+        sum(s["chosen"] - s["rejected"] for s in scores) / len(scores)), "rows": len(scores), "missing": 0,
+        "missing_ids": []}
+    records = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["accuracy"] for r in records] == [float(s["chosen"] > s["rejected"]) for s in scores]
+    texts = write_predictions(tmp_path / "texts.jsonl", {i: "a text" for i in rows["id"]})
+    done = preference_command(tmp_path, texts)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"{texts}, line 1: no 'chosen'" in done.stderr

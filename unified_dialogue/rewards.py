@@ -8,7 +8,8 @@ answers. docs/rl.md shows them in a training run.
 
 A reward never re-computes a metric: ``TASKS`` names, for each config, what to load once and
 the scorer's own per-row function (``scoring.dst_chat.row_scores``, ``scoring.d3st.row_scores``,
-``scoring.tool_calls.row_scores``, ``scoring.generation.row_scores``, ``scoring.nlu.score_row``). A text the scorer counts as
+``scoring.tool_calls.row_scores``, ``scoring.generation.row_scores``, ``scoring.nlu.score_row``,
+``scoring.critic.row_scores``). A text the scorer counts as
 malformed (it could not be read whole) gets 0.0, whatever part of it could be read.
 """
 
@@ -22,7 +23,7 @@ from .chat.state import Schemas
 from .chat.text import MALFORMED
 from .core.errors import ConfigError
 from .core.options import elsewhere
-from .scoring import d3st, dst_chat, generation, nlu, tool_calls
+from .scoring import critic, d3st, dst_chat, generation, nlu, tool_calls
 from .scoring import dst as dst_metrics
 from .scoring.gem import chrf_references
 from .scoring.ser import noncategorical_slots
@@ -36,6 +37,7 @@ DST_METRICS = (dst_metrics.JOINT_GOAL_ACCURACY, dst_metrics.AVERAGE_GOAL_ACCURAC
 TOOL_METRICS = ("joint_accuracy", "call_accuracy", "argument_f1")
 NLU_METRICS = (nlu.FRAME_EXACT_MATCH, nlu.INTENT_ACCURACY, nlu.SLOT_F1)
 GENERATION_METRICS = ("sentence_chrf", "slot_accuracy", "knowledge_f1", "knowledge_precision", "knowledge_recall")
+CRITIC_METRICS = (critic.ACCURACY,)
 
 
 # ---------------------------------------------------------------- what each config loads
@@ -172,6 +174,8 @@ TASKS = {
     "nlg-chat": Task(_generation, GENERATION_METRICS),
     "response": Task(_generation, GENERATION_METRICS),
     "response-chat": Task(_generation, GENERATION_METRICS),
+    "critic": Task(own_rows(critic.row_scores, critic.gold_of, ("id", "label")), CRITIC_METRICS),
+    "critic-chat": Task(own_rows(critic.row_scores, critic.gold_of, ("id", "completion")), CRITIC_METRICS),
 }
 
 
@@ -279,11 +283,12 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
     Args:
         corpus: the corpus (``sgd``, ``faithdial``, ...).
         config: the config trained on (``dst-chat``, ``d3st``, ``agent-call-chat``, ``nlg``,
-            ``nlg-chat``, ``response``, ``response-chat``, ``nlu-chat``: ``TASKS``).
+            ``nlg-chat``, ``response``, ``response-chat``, ``nlu-chat``, ``critic``,
+            ``critic-chat``: ``TASKS``).
         split: the split whose rows the completions answer; None: every split.
         metric: a per-row metric of the config (``TASKS[config].metrics``; default its first:
-            ``joint_goal_accuracy``, ``joint_accuracy``, ``sentence_chrf`` or
-            ``frame_exact_match``), or a list of
+            ``joint_goal_accuracy``, ``joint_accuracy``, ``sentence_chrf``,
+            ``frame_exact_match`` or ``accuracy``), or a list of
             them for one reward function each.
         variant: the corpus's variant (SGD-X's ``v1`` … ``v5``).
         **load_options: ``load``'s arguments (``data_dir``, ``cache_dir``,

@@ -33,6 +33,9 @@ PATHS = {
     **{name: (name,) for name in ("call_accuracy", "joint_accuracy", "argument_f1", "malformed")},
     **{name: ("all", name) for name in ("bleu", "chrf", "ser", "knowledge_f1")},
     "rougeL": ("all", "rougeL", "fmeasure"),
+    "accuracy": ("accuracy",),
+    "macro_f1": ("macro", "f1"),
+    "hallucination_f1": ("labels", "Hallucination", "f1"),
 }
 LOWER_IS_BETTER = {"malformed", "ser"}
 

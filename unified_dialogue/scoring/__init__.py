@@ -3,7 +3,9 @@ scorer, and ``score`` (or ``python -m unified_dialogue.scoring``) loads the rows
 predictions file answers and scores it.
 
 A predictions file is JSON Lines, one ``{"id": <row id>, "text": <model output>}`` per line
-(``rows.read_predictions``). A scorer is a function ``score_<thing>(predictions, rows,
+(``rows.read_predictions``), or what the scorer's ``read`` reads where it has one
+(``reader``: ``preference``, a model's scores of both responses of each row,
+``{"id", "chosen", "rejected"}``, ``preference.read_scores``). A scorer is a function ``score_<thing>(predictions, rows,
 *, allow_missing=False, ...)`` of ``{id: text}`` and the config's rows, returning a
 JSON-serialisable dict of metrics; one that needs rows of other configs of the same corpus
 (the ``dst`` references, the ``schema``) takes ``load_rows`` too, a function
@@ -19,17 +21,21 @@ texts read back and scored as intents and spans; ``d3st``, D3ST texts read
 back with each row's legend and scored with them; ``tool_calls``, the tool calls of
 ``agent-call-chat`` rows; ``generation``, generated text (``nlg``, ``response`` and their
 chat configs) with GEM-metrics' lexical metrics (``gem``), SGD's slot error rate (``ser``)
-and the overlap with FaithDial's knowledge (``knowledge``).
+and the overlap with FaithDial's knowledge (``knowledge``); ``critic``, a faithfulness
+critic's labels (``critic``, ``critic-chat``); ``preference``, a model's scores of the
+``preference`` rows' responses.
 """
 
 import inspect
 import os
 import re
 
+from .critic import score_critic
 from .d3st import score_d3st
 from .dst_chat import score_dst_chat
 from .generation import score_generation
 from .nlu import score_nlu
+from .preference import score_preference
 from .rows import ScoringError, read_predictions
 from .tool_calls import score_tool_calls
 
@@ -43,6 +49,9 @@ SCORERS = {
     "nlg-chat": score_generation,
     "response": score_generation,
     "response-chat": score_generation,
+    "critic": score_critic,
+    "critic-chat": score_critic,
+    "preference": score_preference,
 }
 
 
@@ -50,6 +59,12 @@ def scorer(config):
     if config not in SCORERS:
         raise ScoringError(f"no scorer for config {config!r}: there is one for {', '.join(sorted(SCORERS))}")
     return SCORERS[config]
+
+
+def reader(config):
+    """How a config's predictions file is read: its scorer's ``read`` where it has one,
+    else ``rows.read_predictions`` (``{"id", "text"}`` lines)."""
+    return getattr(scorer(config), "read", read_predictions)
 
 
 def score(corpus, config, split, predictions, *, variant=None, data_dir=None, options=None, load_options=None,
@@ -60,7 +75,8 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
         corpus: the corpus's name (``sgd``).
         config: the config predicted (``dst-chat``); ``SCORERS`` says which have a scorer.
         split: the split predicted.
-        predictions: ``{row id: text}``, or the path of a predictions file (JSON Lines).
+        predictions: ``{row id: text}`` (``preference``: ``{row id: (chosen, rejected)}``),
+            or the path of a predictions file (JSON Lines, read by ``reader(config)``).
         variant: the corpus's variant (SGD-X's ``v1`` … ``v5``), where one was predicted.
         data_dir: a local copy of the corpus to load the rows from.
         options: the config's own options, as ``load`` takes them (``{"instruction": ...}``).
@@ -89,7 +105,7 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
                            f"{', '.join(flags(config)) or 'none'}; load's arguments such as checksums or cache_dir "
                            f"go in load_options={{...}})")
     if isinstance(predictions, (str, os.PathLike)):
-        predictions = read_predictions(predictions)
+        predictions = reader(config)(predictions)
     common = dict(load_options or {}, **({"variant": variant} if variant else {}),
                   **({"data_dir": data_dir} if data_dir else {}))
 
@@ -142,4 +158,4 @@ def flag_help(config):
     return {name: entries.get(name, "").replace("``", "").rstrip(".") for name in flags(config)}
 
 
-__all__ = ["SCORERS", "ScoringError", "flag_help", "flags", "read_predictions", "score", "scorer"]
+__all__ = ["SCORERS", "ScoringError", "flag_help", "flags", "read_predictions", "reader", "score", "scorer"]

@@ -25,9 +25,9 @@ from .. import registry
 from ..cli import check_output, progress, run_command
 from ..core.errors import ConfigError
 from ..core.options import parse_assignments
-from . import SCORERS, flag_help, flags, score
+from . import SCORERS, flag_help, flags, reader, score
 from .gem import TOKENIZERS, tokenizer_of
-from .rows import read_predictions, write_metrics, write_per_row
+from .rows import write_metrics, write_per_row
 from .suspicious import warnings
 
 PROG = "python -m unified_dialogue.scoring"
@@ -39,8 +39,10 @@ CHECKS = {"tokenizer": tokenizer_of}
 
 def parser(config=None):
     p = argparse.ArgumentParser(prog=PROG, allow_abbrev=False,
-                                description="Score a predictions file (JSON Lines of {\"id\", \"text\"}) against "
-                                            "the rows of a config, and write the metrics as JSON.")
+                                description="Score a predictions file (JSON Lines of {\"id\", \"text\"}; for "
+                                            "preference, of {\"id\", \"chosen\", \"rejected\"}: a model's scores of "
+                                            "both responses) against the rows of a config, and write the metrics as "
+                                            "JSON.")
     p.add_argument("--corpus", required=True, help="the corpus (sgd, ccpe, faithdial, ...)")
     p.add_argument("--config", required=True,
                    help=f"the config predicted; those with a scorer: {', '.join(sorted(SCORERS))}")
@@ -53,7 +55,7 @@ def parser(config=None):
     p.add_argument("--no-checks", action="store_true",
                    help="do not check the sizes and sha256 of the source files (a partial copy)")
     p.add_argument("--cache-dir", help="the datasets cache to build the rows in")
-    p.add_argument("--predictions", required=True, help="the predictions file (JSON Lines)")
+    p.add_argument("--predictions", required=True, help="the predictions file (JSON Lines; preference: the scores)")
     p.add_argument("--output", help="where to write the metrics (default: standard output); never an input")
     p.add_argument("--per-row", metavar="PATH",
                    help="also write each row's own scores there, as JSON Lines (docs/scoring.md, \"Per-row scores\"); "
@@ -116,7 +118,7 @@ def run(args):
     for name, check in CHECKS.items():
         if name in config_flags:
             check(config_flags[name])
-    predictions = read_predictions(args.predictions)
+    predictions = reader(args.config)(args.predictions)
     load_options = {key: value for key, value in (("checksums", args.checksums), ("cache_dir", args.cache_dir))
                     if value}
     if args.no_checks:
