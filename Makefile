@@ -47,8 +47,9 @@ $(VENVH)/.installed: setup.cfg pyproject.toml requirements/harness.txt
 test-harness: $(VENVH)/.installed
 	$(VENVH)/bin/python -m pytest tests/test_harness.py $(PYTEST_ARGS)
 
-# The TRL reward functions in a GRPOTrainer step (docs/rl.md): their own environment, with trl
-# and a CPU torch (requirements/rl.txt says why torch is pinned); not part of `make test`.
+# The TRL reward functions in a GRPOTrainer step, and DPO, KTO and reward-model steps on FaithDial's
+# preference rows (docs/rl.md): their own environment, with trl and a CPU torch
+# (requirements/rl.txt says why torch is pinned); not part of `make test`.
 VENVRL ?= .venv-rl
 .PHONY: test-rl
 
@@ -58,7 +59,7 @@ $(VENVRL)/.installed: setup.cfg pyproject.toml requirements/rl.txt requirements/
 	touch $@
 
 test-rl: $(VENVRL)/.installed
-	$(VENVRL)/bin/python -m pytest tests/test_rewards.py tests/test_rewards_trl.py $(PYTEST_ARGS)
+	$(VENVRL)/bin/python -m pytest tests/test_rewards.py tests/test_rewards_trl.py tests/test_preference_trl.py $(PYTEST_ARGS)
 
 # Byte-exact round trip of a local copy, by the corpus's own check: make roundtrip DATA=path/to/sgd
 roundtrip: $(VENV)/.installed

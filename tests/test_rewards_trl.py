@@ -33,15 +33,20 @@ def trained_tokenizer(texts):
     return made
 
 
-def test_one_grpo_step_calls_the_rewards_with_the_rows_ids_and_logs_them_by_name(tmp_path):
-    options = dict(data_dir=str(fixture_dir("sgd")), checksums=checksums("sgd"), cache_dir=str(tmp_path / "cache"))
-    rows = load("sgd", "dst-chat", split="validation", **options).select(range(4))
-    texts = [m["content"] for row in rows for m in row["prompt"] + row["completion"]]
+def tiny_model(texts):
+    """``(model, tokenizer)``: a one-layer Llama and a tokenizer trained on ``texts``."""
     tokenizer = trained_tokenizer(texts)
     model = transformers.LlamaForCausalLM(transformers.LlamaConfig(
         vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
         num_key_value_heads=2, max_position_embeddings=4096, pad_token_id=tokenizer.pad_token_id,
         eos_token_id=tokenizer.eos_token_id, bos_token_id=None))
+    return model, tokenizer
+
+
+def test_one_grpo_step_calls_the_rewards_with_the_rows_ids_and_logs_them_by_name(tmp_path):
+    options = dict(data_dir=str(fixture_dir("sgd")), checksums=checksums("sgd"), cache_dir=str(tmp_path / "cache"))
+    rows = load("sgd", "dst-chat", split="validation", **options).select(range(4))
+    model, tokenizer = tiny_model([m["content"] for row in rows for m in row["prompt"] + row["completion"]])
     functions = rewards.reward("sgd", "dst-chat", "validation", metric=["joint_goal_accuracy", "requested_slots_f1"],
                                **options)
     seen = []

@@ -121,9 +121,9 @@ CORPUS = Corpus(
         Measure("begin", "BEGIN labels (of the original response, `original_response.begin`)", "labels"),
         Measure("vrm", "VRM labels (of the response, `dialog_acts[].act`, as written)", "labels"),
         Measure("preference_pairs", "preference pairs (rows of `preference`: originals labelled Hallucination)"),
-        Measure("rewritten_begin", "BEGIN labels of the originals the responses rewrote (the pairs each label "
-                                   "gives as `unfaithful`)", "labels"),
-        Measure("critic_labels", "labels of the `critic` rows (default options)", "labels"),
+        Measure("rewritten_begin", "BEGIN labels of the originals the responses rewrote (a label named in the "
+                                   "option `unfaithful` makes its rewrites pairs)", "labels"),
+        Measure("critic_labels", "Labels of the `critic` rows (default options)", "labels"),
     ),
     count=count,
     local_copies=("faithdial",),
