@@ -5,9 +5,10 @@ predictions file answers and scores it.
 A predictions file is JSON Lines, one ``{"id": <row id>, "text": <model output>}`` per line
 (``rows.read_predictions``), or what the scorer's ``read`` reads where it has one
 (``reader``: ``preference``, a model's scores of both responses of each row,
-``{"id", "chosen", "rejected"}``, ``preference.read_scores``). A scorer is a function ``score_<thing>(predictions, rows,
-*, allow_missing=False, ...)`` of ``{id: text}`` and the config's rows, returning a
-JSON-serialisable dict of metrics; one that needs rows of other configs of the same corpus
+``{"id", "chosen", "rejected"}``, ``preference.read_scores``). A scorer is a function
+``score_<thing>(predictions, rows, *, allow_missing=False, ...)`` of ``{id: text}`` and the
+config's rows, returning a JSON-serialisable dict of metrics; one that needs rows of other
+configs of the same corpus
 (the ``dst`` references, the ``schema``) takes ``load_rows`` too, a function
 ``load_rows(config, split=None)`` that ``score`` gives it, and one that serves several
 configs takes ``config``, the name of the config scored. Its other keyword-only
