@@ -34,32 +34,56 @@ test3: $(VENV)/.installed
 test5: $(VENV5)/.installed
 	$(VENV5)/bin/python -m pytest $(PYTEST_ARGS)
 
-# lm-evaluation-harness tasks (docs/harness.md): their own environment with lm-eval, and
-# their tests (skipped in the other environments, which have no lm-eval).
+# Environments of their own, each built by its env-* target alone (the docs name the target
+# beside each command that needs it) and by the test target that runs in it:
+#   make env-harness      .venv-harness: lm-eval with its [api] extra, no torch
+#                         (requirements/harness.txt); lm-eval's server backends, the harness tests
+#   make env-harness-hf   .venv-harness-hf: the same and what lm-eval's hf backend needs (a CPU
+#                         torch, transformers; requirements/harness-hf.txt), and TRL's chat
+#                         templates as files (requirements/templates.txt) for the tiny model
+#   make env-rl           .venv-rl: TRL and a CPU torch (requirements/rl.txt); GRPO, DPO, KTO, the tiny model
+# The test targets are not part of `make test`.
 VENVH ?= .venv-harness
-.PHONY: test-harness
+VENVHF ?= .venv-harness-hf
+VENVRL ?= .venv-rl
+.PHONY: env-harness env-harness-hf env-rl test-harness test-harness-hf test-rl
+
+env-harness: $(VENVH)/.installed
+env-harness-hf: $(VENVHF)/.installed
+env-rl: $(VENVRL)/.installed
 
 $(VENVH)/.installed: setup.cfg pyproject.toml requirements/harness.txt
 	$(PYTHON) -m venv $(VENVH)
 	$(VENVH)/bin/python -m pip install -q -r requirements/harness.txt -e .
 	touch $@
 
-test-harness: $(VENVH)/.installed
-	$(VENVH)/bin/python -m pytest tests/test_harness.py $(PYTEST_ARGS)
-
-# The TRL reward functions in a GRPOTrainer step, and DPO, KTO and reward-model steps on FaithDial's
-# preference rows (docs/rl.md): their own environment, with trl and a CPU torch
-# (requirements/rl.txt says why torch is pinned); not part of `make test`.
-VENVRL ?= .venv-rl
-.PHONY: test-rl
+$(VENVHF)/.installed: setup.cfg pyproject.toml requirements/harness.txt requirements/harness-hf.txt \
+		requirements/templates.txt
+	$(PYTHON) -m venv $(VENVHF)
+	$(VENVHF)/bin/python -m pip install -q -r requirements/harness-hf.txt -e .
+	$(VENVHF)/bin/python -m pip install -q --no-deps -r requirements/templates.txt
+	touch $@
 
 $(VENVRL)/.installed: setup.cfg pyproject.toml requirements/rl.txt requirements/datasets5.txt
 	$(PYTHON) -m venv $(VENVRL)
 	$(VENVRL)/bin/python -m pip install -q -r requirements/rl.txt -e .
 	touch $@
 
-test-rl: $(VENVRL)/.installed
-	$(VENVRL)/bin/python -m pytest tests/test_rewards.py tests/test_rewards_trl.py tests/test_preference_trl.py $(PYTEST_ARGS)
+# The harness tests: lm-eval's numbers against the scoring command's, the stand-in server
+# with lm-eval's server backends and the OpenAI client, the docs' server example.
+test-harness: env-harness
+	$(VENVH)/bin/python -m pytest tests/test_harness.py tests/test_server.py tests/test_server_clients.py \
+		tests/test_docs_examples.py $(PYTEST_ARGS)
+
+# The docs' example of lm-eval's hf backend, on the tiny model.
+test-harness-hf: env-harness-hf
+	$(VENVHF)/bin/python -m pytest tests/test_docs_examples.py $(PYTEST_ARGS)
+
+# The TRL reward functions in a GRPOTrainer step (docs/rl.md), a DPOTrainer step on FaithDial's
+# preference rows, the tiny model, the docs' and FaithDial card's GRPO, DPO, KTO and reward-model examples.
+test-rl: env-rl
+	$(VENVRL)/bin/python -m pytest tests/test_rewards.py tests/test_rewards_trl.py tests/test_preference_trl.py \
+		tests/test_tiny_model.py tests/test_docs_examples.py $(PYTEST_ARGS)
 
 # Byte-exact round trip of a local copy, by the corpus's own check: make roundtrip DATA=path/to/sgd
 roundtrip: $(VENV)/.installed
@@ -97,4 +121,4 @@ bench: $(VENV)/.installed
 		--repeat $(REPEAT) $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(VENV5) $(VENVRL) $(VENVH) build *.egg-info
+	rm -rf $(VENV) $(VENV5) $(VENVRL) $(VENVH) $(VENVHF) build *.egg-info

@@ -179,6 +179,37 @@ def test_a_partial_run_is_scored_on_the_rows_it_answered(metadata):
     assert results["results"]["sgd_response"]["bleu,none"] == expected["all"]["bleu"]
 
 
+@pytest.fixture(scope="session")
+def server_runs(metadata):
+    """Every task run through lm-eval's server backends against the stand-in server answering
+    the gold texts: ``{backend: lm-eval's results}``, chat messages and plain text."""
+    import lm_eval.models.openai_completions  # noqa: F401  (registers them: the test model's registration came first)
+
+    from unified_dialogue import load
+    from unified_dialogue.testing.server import StandInServer, gold
+
+    rows = [row for corpus, config, variant, _ in TASK_SPECS.values()
+            for row in load(corpus, config, split="test", data_dir=metadata["data_dir"][corpus],
+                            checksums=metadata["checksums"][corpus], cache_dir=metadata["cache_dir"],
+                            **({"variant": variant} if variant else {}))]
+    with StandInServer(gold(rows)) as server:
+        common = {"model": "stand-in", "num_concurrent": 4, "max_retries": 1}
+        return {backend: lm_eval.simple_evaluate(
+            model=backend, model_args={**common, "base_url": f"{server.base_url}/{path}", **extra}, tasks=GROUPS,
+            task_manager=TaskManager(include_path=TASKS, metadata=metadata), apply_chat_template=chat)
+            for backend, path, chat, extra in (
+                ("local-chat-completions", "chat/completions", True, {}),
+                ("local-completions", "completions", False, {"tokenizer_backend": "none", "batch_size": 4}))}
+
+
+@pytest.mark.parametrize("backend", ["local-chat-completions", "local-completions"])
+def test_lm_eval_server_backends_on_the_stand_in_server_report_the_gold_figures(runs, server_runs, backend):
+    reported, gold = server_runs[backend]["results"], runs[False]["results"]
+    for task, (_, _, _, metrics) in TASK_SPECS.items():
+        assert {m: reported[task][f"{m},none"] for m in metrics} == {m: gold[task][f"{m},none"] for m in metrics}
+    assert reported["sgd_agent_call"]["joint_accuracy,none"] == reported["sgd_dst_chat"]["joint_goal_accuracy,none"] == 1
+
+
 def test_load_options_come_from_the_metadata_per_corpus_and_model_arguments_are_not_taken():
     metadata = {"corpus": "sgd", "config": "d3st", "split": "test", "variant": "v2", "lowercase": False,
                 "data_dir": {"sgd": "a", "faithdial": "b"}, "base_url": "http://127.0.0.1:8000/v1",

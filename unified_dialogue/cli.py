@@ -126,3 +126,26 @@ def run_command(parser, work, argv=None, *, name=None, quiet=True, flag_hints=Fa
     finally:
         if token is not None:
             CALLER.reset(token)
+
+
+def add_copy_flags(parser):
+    """Add the flags of a command that loads a corpus from a local copy or a mirror's table:
+    ``--data-dir``, ``--checksums``, ``--no-verify`` (``--no-checks``, its older name, still
+    works, unlisted) and ``--cache-dir``; ``copy_options`` turns them into ``load``'s
+    arguments."""
+    parser.add_argument("--data-dir", help="a local copy of the corpus (default: the pinned download)")
+    parser.add_argument("--checksums", help="the checksum table of the local copy or mirror")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="do not check the sizes and sha256 of the source files (a partial or changed copy)")
+    parser.add_argument("--no-checks", dest="no_verify", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--cache-dir", help="the datasets cache to build the rows in")
+    return parser
+
+
+def copy_options(args):
+    """``load``'s arguments from the flags of ``add_copy_flags``, after checking that
+    ``--data-dir`` is a folder."""
+    if args.data_dir and not os.path.isdir(args.data_dir):
+        raise ConfigError(f"--data-dir {args.data_dir}: no such folder")
+    options = {name: getattr(args, name) for name in ("data_dir", "checksums", "cache_dir") if getattr(args, name)}
+    return {**options, "verify": False} if args.no_verify else options

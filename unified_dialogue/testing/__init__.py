@@ -3,16 +3,24 @@
 corpus's test subclasses with its fixtures and expected figures (its docstring says what to
 set); ``Mutation`` and the small changes that make a fixture file bad (``edit``, ``remove``,
 ``raw``, ``replace``, ``cut``, ``become``, ``nested``); ``Mirror``, a local server of the
-fixtures. It needs pytest, a test dependency, which the rest of the package does not import.
+fixtures. These need pytest, a test dependency, which the rest of the package does not
+import: they are imported when first named, so that the modules that need no pytest
+(``server``, the stand-in chat server; ``tiny_model``) run without it.
 """
 
-from .corpus_case import (DATASETS_MAJOR, ONLY_DATASETS_3, ONLY_DATASETS_4_PLUS, CorpusTestCase, build_once,
-                          read_json, write_checksums)
-from .mirror import Mirror, SilentServer, closed_url
-from .mutations import KINDS, Mutation, become, cut, edit, nested, raw, remove, replace
+import importlib
 
-__all__ = [
-    "CorpusTestCase", "Mutation", "KINDS", "edit", "remove", "raw", "replace", "cut", "become", "nested",
-    "Mirror", "SilentServer", "closed_url", "write_checksums", "build_once", "read_json",
-    "DATASETS_MAJOR", "ONLY_DATASETS_3", "ONLY_DATASETS_4_PLUS",
-]
+# Each name, and the module that defines it.
+MODULES = {
+    **dict.fromkeys(["CorpusTestCase", "write_checksums", "build_once", "read_json", "DATASETS_MAJOR",
+                     "ONLY_DATASETS_3", "ONLY_DATASETS_4_PLUS"], "corpus_case"),
+    **dict.fromkeys(["Mirror", "SilentServer", "closed_url"], "mirror"),
+    **dict.fromkeys(["KINDS", "Mutation", "become", "cut", "edit", "nested", "raw", "remove", "replace"], "mutations"),
+}
+__all__ = list(MODULES)
+
+
+def __getattr__(name):
+    if name not in MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{MODULES[name]}", __name__), name)

@@ -1,0 +1,127 @@
+"""The docs' runnable examples, taken from the docs and run as written, so that they cannot
+rot: each code block after a ``<!-- example: NAME -->`` line, on the fixtures' copy of SGD
+(with its checksum table) where the docs say ``path/to/sgd``, in a fresh folder. Each
+example runs in the environment that has what it needs (``make test-rl``, ``make
+test-harness``, ``make test-harness-hf``) and is skipped elsewhere; that every marked
+example has its test runs everywhere."""
+
+import importlib.util
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import TESTS, checksums, fixture_dir
+
+DOCS = TESTS.parent / "docs"
+MARK = re.compile(r"<!-- example: ([\w-]+) -->\n```(\w+)\n(.*?)```", re.S)
+SGD, TABLE = str(fixture_dir("sgd")), checksums("sgd")
+# What each example says for a copy of SGD, and what the test puts there: the fixtures are
+# an excerpt, verified against their own checksum table.
+COPY = {
+    "--data-dir path/to/sgd": f"--data-dir {SGD} --checksums {TABLE}",
+    '{"data_dir": "path/to/sgd"}': json.dumps({"data_dir": SGD, "checksums": TABLE}),
+    '{"data_dir": {"sgd": "path/to/sgd"}}': json.dumps({"data_dir": {"sgd": SGD}, "checksums": {"sgd": TABLE}}),
+}
+# Each example: the page it is on and the modules it needs.
+EXAMPLES = {
+    "rl-grpo": ("rl.md", ["trl", "torch"]),
+    "harness-hf": ("harness.md", ["lm_eval", "torch", "transformers", "accelerate"]),
+    "harness-server": ("harness.md", ["lm_eval", "aiohttp", "tenacity"]),
+}
+
+
+def blocks(name):
+    """``[(language, code)]`` of the example's blocks, in the order of its page."""
+    page, _ = EXAMPLES[name]
+    return [(language, code) for found, language, code in MARK.findall((DOCS / page).read_text(encoding="utf-8"))
+            if found == name]
+
+
+def on_fixtures(code):
+    """``code`` with each copy of SGD it names replaced by the fixtures'; at least one."""
+    replaced = code
+    for written, fixtures in COPY.items():
+        replaced = replaced.replace(written, fixtures)
+    assert replaced != code and "path/to/sgd" not in replaced, code
+    return replaced
+
+
+def needs(name):
+    for module in EXAMPLES[name][1]:
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"{module} is not installed (the example's environment: docs/{EXAMPLES[name][0]})")
+
+
+def environment():
+    """The commands of this environment first on PATH (python, lm_eval)."""
+    return {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
+            "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+
+
+def shell(code, cwd, timeout=900):
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", code], cwd=cwd, env=environment(), capture_output=True,
+                          text=True, timeout=timeout)
+    assert done.returncode == 0, (code, done.stderr[-4000:])
+    return done
+
+
+def results(folder):
+    (path,) = Path(folder).rglob("results_*.json")
+    return json.loads(path.read_text())["results"]
+
+
+def test_every_marked_example_has_a_test_and_every_test_its_blocks():
+    marked = {name for page in DOCS.glob("*.md") for name, _, _ in MARK.findall(page.read_text(encoding="utf-8"))}
+    assert marked == set(EXAMPLES)
+    assert all(blocks(name) for name in EXAMPLES)
+
+
+def test_the_grpo_example_runs_one_step_on_the_tiny_model(tmp_path):
+    needs("rl-grpo")
+    (sh, build), (python, train) = blocks("rl-grpo")
+    assert (sh, python) == ("sh", "python") and "max_steps=1" in train
+    shell(on_fixtures(build), tmp_path)
+    check = "\nassert trainer.state.global_step == 1\nprint(json.dumps(trainer.state.log_history))\n"
+    done = subprocess.run([sys.executable, "-c", "import json\n" + on_fixtures(train) + check], cwd=tmp_path,
+                          env=environment(), capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-4000:]
+    logged = {key for entry in json.loads(done.stdout.splitlines()[-1]) for key in entry}
+    assert {"rewards/dst-chat_joint_goal_accuracy/mean", "rewards/dst-chat_requested_slots_f1/mean"} <= logged
+
+
+def test_the_hf_example_evaluates_the_tiny_model(tmp_path):
+    needs("harness-hf")
+    ((language, code),) = blocks("harness-hf")
+    assert language == "sh"
+    shell(on_fixtures(code), tmp_path)
+    reported = results(tmp_path / "results")["sgd_agent_call"]
+    assert {"call_accuracy,none", "joint_accuracy,none", "argument_f1,none", "malformed,none"} <= set(reported)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return str(probe.getsockname()[1])
+
+
+def test_the_server_example_reports_the_gold_figures(tmp_path):
+    needs("harness-server")
+    (_, serve), (_, evaluate) = blocks("harness-server")
+    port = free_port()
+    assert "--port 8000" in serve and "127.0.0.1:8000/" in evaluate
+    server = subprocess.Popen(["bash", "-c", "exec " + on_fixtures(serve).replace("8000", port)], cwd=tmp_path,
+                              env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout.readline().strip() == f"http://127.0.0.1:{port}/v1", server.stderr.read()
+        shell(on_fixtures(evaluate).replace("8000", port), tmp_path)
+    finally:
+        server.terminate()
+        server.communicate(timeout=60)
+    reported = results(tmp_path / "results")["sgd_agent_call"]
+    assert (reported["call_accuracy,none"], reported["joint_accuracy,none"], reported["argument_f1,none"],
+            reported["malformed,none"]) == (1.0, 1.0, 1.0, 0.0)
