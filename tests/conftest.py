@@ -12,6 +12,9 @@ from hypothesis import HealthCheck, Phase, settings
 
 from unified_dialogue.testing import build_once
 
+# pytester: tests/test_corpus_case.py collects test modules of its own.
+pytest_plugins = ("pytester",)
+
 TESTS = Path(__file__).parent
 FIXTURES = TESTS / "fixtures"
 EXPECTED = TESTS / "expected"

@@ -1,7 +1,8 @@
 """SGD as tool-calling conversations (``agent-chat``, ``agent-call-chat``): tool names and
 schemas, the messages checked against the source dialogue by dialogue in every SGD-X
 variant, the Json leaves of each datasets line, rendering through ``apply_chat_template``,
-schema violations, and the tool-call scorer with its gold round trip."""
+schema violations, the check command, and any names and values round trip, through the
+tool-call scorer too (whose own tests are in tests/test_scoring_tool_calls.py)."""
 
 import ast
 import copy
@@ -13,41 +14,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_cases import VARIANTS, build_variant, schema
 from unified_dialogue import UNIFIED_FEATURES
 from unified_dialogue.chat import agent, agent_call_chat, agent_chat, text
 from unified_dialogue.chat.build import templates
 from unified_dialogue.core.errors import SourceFormatError
-from unified_dialogue.scoring.tool_calls import (
-    MalformedOutput, ScoringError, gold_text, parse_tool_calls, score_tool_calls, value_key,
-)
+from unified_dialogue.scoring.tool_calls import gold_text, parse_tool_calls, score_tool_calls
 from unified_dialogue.tools import agent_check
 from loaders.sgd import mapping
 
 # Properties of pure functions, fast: 3 times the examples of the hypothesis profile
 # (HYPOTHESIS_PROFILE: ci by default, thorough for many more).
 PURE = settings(max_examples=3 * settings().max_examples)
-VARIANTS = [None, "v1", "v2", "v3", "v4", "v5"]
-
-
-def build_variant(build, config, variant):
-    return build("sgd", config, **({"variant": variant} if variant else {}))
-
-
-def schema(name="Restaurants_1", slots=None, intents=None):
-    return {
-        "service_name": name, "description": "Restaurant search",
-        "slots": slots if slots is not None else [
-            {"name": "city", "description": "City", "is_categorical": False, "possible_values": []},
-            {"name": "price", "description": "Price range", "is_categorical": True,
-             "possible_values": ["cheap", "moderate"]},
-            {"name": "live_music", "description": "Live music", "is_categorical": True, "possible_values": []},
-        ],
-        "intents": intents if intents is not None else [
-            {"name": "FindRestaurants", "description": "Find restaurants", "is_transactional": False,
-             "required_slots": ["city"], "optional_slots": [{"slot": "price", "value": "dontcare"}],
-             "result_slots": ["city", "price"]},
-        ],
-    }
 
 
 # ---------------------------------------------------------------- names and tools
@@ -325,104 +303,7 @@ def test_apply_chat_template_prompt_then_completion_as_trl_renders_them(build, t
                 json.loads(whole[whole.rindex("<tool_call>") + 11:whole.rindex("</tool_call>")]) == call
 
 
-# ---------------------------------------------------------------- the scorer
-
-ROW = {
-    "id": "sgd/train/1_00000/1",
-    "completion": [{"role": "assistant", "content": "", "name": None, "tool_calls": [{"type": "function", "function": {
-        "name": "Restaurants_1__FindRestaurants", "arguments": '{"city": "San Jose", "price": "moderate"}'}}]}],
-    "tools": agent.service_tools(schema()),
-}
-
-
-@pytest.mark.parametrize("text", [
-    '{"name": "f", "arguments": {"a": "1"}}',
-    '[{"name": "f", "arguments": {"a": "1"}}]',
-    '<tool_call>\n{"name": "f", "arguments": {"a": "1"}}\n</tool_call>',
-    '<tool_call>{"name": "f", "arguments": {"a": "1"}}',  # the closing tag cut off
-    '{"type": "function", "function": {"name": "f", "arguments": "{\\"a\\": \\"1\\"}"}}',
-    '{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": {"a": "1"}}}]}',
-    'Sure, calling it now.\n```json\n{"name": "f", "parameters": {"a": "1"}}\n```',
-    'I will call {"name": "f", "arguments": {"a": "1"}} now',
-    '<tool_call>{"name": broken</tool_call>\n<tool_call>{"name": "f", "arguments": {"a": "1"}}</tool_call>',
-])
-def test_the_usual_encodings_parse(text):
-    assert parse_tool_calls(text)[0] == ("f", {"a": "1"})
-
-
-@pytest.mark.parametrize("text", ["", "no call here", '{"arguments": {}}', '{"name": "f", "arguments": "{bad"}',
-                                  '{"name": "f", "arguments": [1]}', '"just a string"'])
-def test_malformed_output_raises(text):
-    with pytest.raises(MalformedOutput):
-        parse_tool_calls(text)
-
-
-def test_values_compare_in_the_schemas_spelling_or_normalised():
-    price = {"enum": ["cheap", "Very Expensive"]}
-    assert value_key(" very expensive ", price) == "Very Expensive"
-    assert value_key("CHEAP", price) == "cheap"
-    assert value_key("  San   JOSE ", None) == value_key('"san jose"', None) == "san jose"
-    assert value_key(True, {"enum": ["True", "False"]}) == "True"
-    assert value_key(2.0, None) == value_key(2, None) == "2"
-
-
-def test_scores_of_right_partly_right_wrong_and_malformed_calls():
-    rows = [dict(ROW, id=f"r{k}") for k in range(4)]
-    predictions = {
-        "r0": '{"name": "Restaurants_1__FindRestaurants", "arguments": {"city": "san jose", "price": "Moderate"}}',
-        "r1": '{"name": "Restaurants_1__FindRestaurants", "arguments": {"city": "San Jose", "price": "cheap"}}',
-        "r2": '{"name": "Other_1__Find", "arguments": {"city": "San Jose"}}',
-        "r3": "I cannot help with that.",
-    }
-    scores = score_tool_calls(predictions, rows)
-    assert scores["call_accuracy"] == 0.5
-    assert scores["joint_accuracy"] == 0.25
-    assert scores["argument_precision"] == 3 / 5  # r0: 2 of 2, r1: 1 of 2, r2: 0 of 1 (wrong function)
-    assert scores["argument_recall"] == 3 / 8
-    assert scores["argument_f1"] == pytest.approx(2 * (3 / 5) * (3 / 8) / (3 / 5 + 3 / 8))
-    assert (scores["malformed"], scores["malformed_ids"]) == (1, ["r3"])
-    assert (scores["unknown_tools"], scores["unknown_tools_ids"]) == (1, ["r2"])  # readable, no tool of the row
-
-
-def test_a_block_that_does_not_parse_is_passed_over_and_later_calls_are_extra():
-    text = ('<tool_call>{"name": "f", "arguments": {"a": "1"}}</tool_call><tool_call>{oops</tool_call>'
-            '<tool_call>{"name": "g", "arguments": {}}</tool_call>')
-    assert parse_tool_calls(text) == [("f", {"a": "1"}), ("g", {})]
-
-
-def test_a_non_string_prediction_is_an_error_or_a_counted_malformed_one():
-    rows = [dict(ROW, id="r0"), dict(ROW, id="r1"), dict(ROW, id="r2")]
-    with pytest.raises(ScoringError, match="prediction 'r1': the text is an int"):
-        score_tool_calls({"r0": gold_text(ROW), "r1": 7}, rows, allow_missing=False)
-    scores = score_tool_calls({"r0": gold_text(ROW), "r1": 7}, rows, allow_missing=True)
-    assert (scores["malformed_ids"], scores["missing_ids"]) == (["r1"], ["r2"])
-
-
-def test_a_gold_row_without_one_call_is_an_error_naming_it():
-    row = dict(ROW, id="r0", completion=[{"role": "assistant", "content": "hi", "tool_calls": []}])
-    with pytest.raises(ScoringError, match="row r0: the completion is not one assistant message with one tool call"):
-        score_tool_calls({"r0": "{}"}, [row])
-
-
-def test_missing_and_unknown_ids():
-    with pytest.raises(ScoringError, match="r1"):
-        score_tool_calls({"r0": gold_text(ROW)}, [dict(ROW, id="r0"), dict(ROW, id="r1")])
-    with pytest.raises(ScoringError, match="nowhere"):
-        score_tool_calls({"nowhere": "{}"}, [dict(ROW, id="r0")], allow_missing=True)
-    scores = score_tool_calls({"r0": gold_text(ROW)}, [dict(ROW, id="r0"), dict(ROW, id="r1")], allow_missing=True)
-    assert (scores["missing"], scores["missing_ids"], scores["call_accuracy"]) == (1, ["r1"], 0.5)
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_gold_completions_score_one_everywhere(build, variant):
-    for ds in build_variant(build, "agent-call-chat", variant).values():
-        for form in ("json", "tool_call", "openai"):
-            scores = score_tool_calls({row["id"]: gold_text(row, form) for row in ds}, ds)
-            assert {k: v for k, v in scores.items() if k.endswith(("accuracy", "precision", "recall", "f1"))} == \
-                dict.fromkeys(["call_accuracy", "joint_accuracy", "argument_precision", "argument_recall",
-                               "argument_f1"], 1.0), (variant, form)
-            assert scores["malformed"] == scores["missing"] == scores["extra_calls"] == 0
-
+# ---------------------------------------------------------------- the configs at load time, and their check
 
 def test_the_instruction_is_an_option_given_at_load_time(build):
     from conftest import checksums, fixture_dir
@@ -450,26 +331,6 @@ def test_the_check_command_on_the_fixtures(tmp_path, capsys):
         assert split["counts"]["tool_calls"] == split["counts"]["service_calls"] == split["counts"]["call_rows"]
         assert {form: scores["joint_accuracy"] for form, scores in split["gold_round_trip"].items()} == \
             {"json": 1.0, "tool_call": 1.0, "openai": 1.0}
-
-
-def test_the_scoring_command_scores_tool_calls_of_a_variant(build, tmp_path):
-    from conftest import checksums, fixture_dir
-    from unified_dialogue.scoring.__main__ import main
-    from unified_dialogue.scoring.rows import load_json
-
-    rows = build("sgd", "agent-call-chat", variant="v5")["validation"]
-    texts = {row["id"]: gold_text(row, "tool_call") for row in rows}
-    first = rows[0]["id"]
-    texts[first] = "I would rather not."
-    predictions = tmp_path / "p.jsonl"
-    predictions.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in texts.items()))
-    output = tmp_path / "metrics.json"
-    main(["--corpus", "sgd", "--config", "agent-call-chat", "--split", "validation", "--variant", "v5",
-          "--data-dir", str(fixture_dir("sgd")), "--checksums", checksums("sgd"), "--cache-dir", str(tmp_path / "c"),
-          "--predictions", str(predictions), "--output", str(output)])
-    metrics = load_json(output)
-    assert (metrics["malformed"], metrics["malformed_ids"]) == (1, [first])
-    assert metrics["call_accuracy"] == (rows.num_rows - 1) / rows.num_rows
 
 
 # ---------------------------------------------------------------- any names, any values
@@ -544,14 +405,6 @@ def test_any_arguments_and_results_round_trip_and_the_gold_call_scores_1_in_ever
         scores = score_tool_calls({row["id"]: text}, [row])
         assert (scores["joint_accuracy"], scores["argument_f1"], scores["malformed"], scores["unknown_tools"]) == \
             (1.0, 1.0, 0, 0), form
-
-
-@pytest.mark.parametrize("value", ["</tool_call>", "<tool_call>{\"name\": \"g\"}</tool_call>", "```", "``` {} ```"])
-def test_a_value_holding_the_encodings_own_tags_reads_back(value):
-    row = {**ROW, "id": "r0", "completion": [{**ROW["completion"][0], "tool_calls": [{"type": "function", "function": {
-        "name": "Restaurants_1__FindRestaurants", "arguments": json.dumps({"city": value})}}]}]}
-    for form in ("json", "tool_call", "openai"):
-        assert parse_tool_calls(gold_text(row, form)) == [("Restaurants_1__FindRestaurants", {"city": value})], form
 
 
 def imports_of(module):

@@ -12,7 +12,7 @@ import pytest
 from conftest import EXPECTED, FIXTURES, fixture_dir
 from loaders.ccpe import mapping
 from unified_dialogue import UNIFIED_FEATURES, load
-from unified_dialogue.core.errors import ChecksumError, SourceFormatError
+from unified_dialogue.core.errors import ChecksumError, SourceFormatError, UnifiedDialogueError
 from unified_dialogue.core.sources import read_checksum_table, write_checksum_table
 from unified_dialogue.testing import CorpusTestCase, Mutation, become, cut, edit, nested, raw, remove, replace
 
@@ -194,3 +194,11 @@ def test_split_argument_returns_a_dataset(build, tmp_path):
               checksums=str(Path(fixture_dir("ccpe")) / "SHA256SUMS.tsv"), cache_dir=str(tmp_path))
     assert isinstance(ds, datasets.Dataset)
     assert ds.to_list() == build("ccpe", "original")["train"].to_list()
+
+
+def test_a_split_without_rows_of_a_view_is_the_loaders_error_for_its_chat_config_too(tmp_path):
+    data_dir, table = copy_as_data_dir(tmp_path, [{"conversationId": "c", "utterances": [
+        {"index": 0, "speaker": "USER", "text": "hi"}]}])
+    for config in ("response", "response-chat"):
+        with pytest.raises(UnifiedDialogueError, match=f"the {config} config has no rows in this split"):
+            load("ccpe", config, data_dir=data_dir, checksums=table, cache_dir=str(tmp_path / "cache"))

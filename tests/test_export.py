@@ -16,7 +16,7 @@ from huggingface_hub import DatasetCard
 from conftest import checksums, fixture_dir
 from unified_dialogue import UNIFIED_FEATURES, registry
 from unified_dialogue.core.errors import SourceFormatError
-from unified_dialogue.tools import export
+from unified_dialogue.tools import export, shards
 
 AVAILABLE = [c for c in registry.corpora().values() if c.package.startswith(f"{registry.BUNDLED}.")]
 SGD = registry.get("sgd")
@@ -59,7 +59,7 @@ def test_the_export_loads_back_into_the_builders_records(exported, build, tmp_pa
         assert list(loaded) == list(built), config
         for split in built:
             # Json values (datasets 4.7 and later) are exported as their JSON text
-            expected = built[split].cast(export.portable(built[split].features))
+            expected = built[split].cast(shards.portable(built[split].features))
             assert loaded[split].features == expected.features, (config, split)
             assert loaded[split].to_list() == expected.to_list(), (config, split)
             streamed = load_folder(exported[corpus.name], config, tmp_path, split=split, streaming=True)
@@ -100,10 +100,10 @@ def test_card_has_the_build_dataset_info_and_configs_matching_the_shards(exporte
     assert list(infos) == list(SGD.config_names)
     for config, info in infos.items():
         built = build("sgd", config)
-        if export.has_json(built["train"].features):  # in the Parquet metadata only (3.6 reads every entry)
+        if shards.has_json(built["train"].features):  # in the Parquet metadata only (3.6 reads every entry)
             assert "features" not in info
         else:
-            assert datasets.Features._from_yaml_list(info["features"]) == export.portable(built["train"].features)
+            assert datasets.Features._from_yaml_list(info["features"]) == shards.portable(built["train"].features)
         assert [(s["name"], s["num_examples"]) for s in info["splits"]] == [(k, v.num_rows) for k, v in built.items()]
         assert info["download_size"] == sum(p.stat().st_size for p in (folder / config).glob("*.parquet"))
 
@@ -206,7 +206,7 @@ def test_combined_export_configs_share_the_unified_features(exported, build, tmp
         for config in corpus.config_names[1:]:
             other = load_folder(folder, f"{corpus.name}_{config}", tmp_path)
             built = build(corpus.name, config)["train"]
-            assert other["train"].to_list() == built.cast(export.portable(built.features)).to_list()
+            assert other["train"].to_list() == built.cast(shards.portable(built.features)).to_list()
     together = datasets.concatenate_datasets(parts)
     every = load_folder(folder, "unified", tmp_path, split="train")
     assert every.to_list() == together.to_list()

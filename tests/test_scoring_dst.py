@@ -1,5 +1,5 @@
-"""The DST scorer: each metric on hand-computed cases, the groups, the errors, the command
-line end to end, and gold references scored against themselves.
+"""The DST scorer: each metric on hand-computed cases, the groups, the errors, and gold
+references scored against themselves; its command line: tests/test_scoring_dst_command.py.
 
 Expected values are worked out by hand in the comments next to them. The small dialogues
 are made up here; the gold tests read the SGD fixtures (tests/fixtures/sgd, CC BY-SA 4.0, see
@@ -8,129 +8,17 @@ its NOTICE.md).
 
 import copy
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 from conftest import FIXTURES
+from dst_cases import (ALL, HOTELS, PREDICTION, REFERENCE, RESTAURANTS, SCHEMAS, TRAIN_SCHEMAS, approx, dialogue,
+                       dst_rows, expected_groups, frame, score_dialogues, service, slot, write_json)
 from unified_dialogue.scoring import dst
-from unified_dialogue.scoring.dst import __main__ as dst_command, files as dst_files
+from unified_dialogue.scoring.dst import files as dst_files
 from unified_dialogue.scoring.dst import ScoringError, score_dst, token_sort_ratio
 
 SPLIT_NAMES = {"train": "train", "dev": "validation", "test": "test"}
-
-
-# ---------------------------------------------------------------- building blocks
-
-def slot(name, categorical, values=()):
-    return {"name": name, "description": "", "is_categorical": categorical, "possible_values": list(values)}
-
-
-def service(name, slots):
-    return {"service_name": name, "description": "", "slots": slots,
-            "intents": [{"name": "Find", "description": "", "is_transactional": False, "required_slots": [],
-                         "optional_slots": {}, "result_slots": []}]}
-
-
-SCHEMAS = [
-    service("Restaurants_1", [slot("city", False), slot("cuisine", True, ["Italian", "Mexican"]),
-                              slot("restaurant_name", False)]),
-    service("Hotels_2", [slot("where_to", False), slot("rating", True, ["3", "4"])]),
-]
-TRAIN_SCHEMAS = [SCHEMAS[0]]  # Restaurants_1 is seen, Hotels_2 unseen
-
-
-def frame(service_name, intent="Find", requested=(), values=None, spans=None):
-    """An SGD frame (``slot_values`` a dict); ``spans`` None leaves out ``slots``."""
-    result = {"service": service_name,
-              "state": {"active_intent": intent, "requested_slots": list(requested), "slot_values": dict(values or {})}}
-    if spans is not None:
-        result["slots"] = [{"slot": s, "start": a, "exclusive_end": b} for s, a, b in spans]
-    return result
-
-
-def dialogue(dialogue_id, turns, services=None):
-    """An SGD dialogue from (speaker, utterance, frames) triples."""
-    names = services or sorted({f["service"] for _, _, frames in turns for f in frames})
-    return {"dialogue_id": dialogue_id, "services": list(names),
-            "turns": [{"speaker": s, "utterance": u, "frames": f} for s, u, f in turns]}
-
-
-def dst_rows(dialogues, split="validation"):
-    """The ``dst`` rows of SGD dialogues: one per user turn, ``slot_values`` as records."""
-    for d in dialogues:
-        context = []
-        for index, turn in enumerate(d["turns"]):
-            context.append({"role": turn["speaker"], "utterance": turn["utterance"]})
-            if turn["speaker"] != "USER":
-                continue
-            frames = []
-            for f in turn["frames"]:
-                records = [{"slot": k, "values": v} for k, v in f["state"]["slot_values"].items()]
-                state = {**f["state"], "slot_values": records}
-                frames.append({"service": f["service"], "slots": f.get("slots"), "state": state})
-            yield {"dialogue_id": f"sgd/{split}/{d['dialogue_id']}", "original_id": d["dialogue_id"],
-                   "turn_index": index, "context": copy.deepcopy(context), "frames": frames}
-
-
-def score_dialogues(predicted, reference, schemas=SCHEMAS, train=TRAIN_SCHEMAS, **flags):
-    return score_dst(list(dst_rows(predicted)), list(dst_rows(reference)), schemas, train, **flags)
-
-
-# One reference dialogue and a prediction of it, whose scores the tests below work out.
-REFERENCE = dialogue("1_00000", [
-    ("USER", "Italian food in Paris", [
-        frame("Restaurants_1", values={"city": ["Paris"], "cuisine": ["Italian"]})]),
-    ("SYSTEM", "What else?", [frame("Restaurants_1")]),
-    ("USER", "Which one? And a hotel there", [
-        frame("Restaurants_1", requested=["restaurant_name"], values={"city": ["Paris"], "cuisine": ["Italian"]}),
-        frame("Hotels_2", values={"where_to": ["Paris"]})]),
-])
-PREDICTION = dialogue("1_00000", [
-    ("USER", "Italian food in Paris", [
-        frame("Restaurants_1", values={"city": ["paris"], "cuisine": ["Italian"]})]),
-    ("SYSTEM", "What else?", []),
-    ("USER", "Which one? And a hotel there", [
-        frame("Restaurants_1", values={"city": ["Paris"], "cuisine": ["Italian"]}),
-        frame("Hotels_2", intent="NONE", values={"where_to": ["Paris"], "rating": ["4"]})]),
-])
-# Frame by frame, with fuzzy matching (t0 and t2 are the user turns; R Restaurants_1, H Hotels_2):
-#   t0 R: intent 1; requested [] vs [] 1/1/1; city "paris"~"Paris" 1, cuisine 1, restaurant_name
-#         empty in both 1 -> average 1 (cat 1, noncat 1), joint 1 (cat 1, noncat 1)
-#   t2 R: intent 1; requested [restaurant_name] vs []: precision 1, recall 0, f1 0; slots as t0
-#   t2 H: intent "NONE" 0; requested 1/1/1; where_to 1; rating not in the reference but predicted 0
-#         -> average 1 (cat NA, noncat 1), joint 0 (cat 0, noncat 1)
-# Without fuzzy matching t0 R's city is 0 ("paris" != "Paris"): average 0.5 (cat 1, noncat 0),
-# joint 0 (cat 1, noncat 0).
-RESTAURANTS = {
-    "active_intent_accuracy": 1.0,
-    "requested_slots_f1": 0.5, "requested_slots_precision": 1.0, "requested_slots_recall": 0.5,
-    "average_goal_accuracy": 1.0, "average_cat_accuracy": 1.0, "average_noncat_accuracy": 1.0,
-    "joint_goal_accuracy": 1.0, "joint_cat_accuracy": 1.0, "joint_noncat_accuracy": 1.0,
-}
-HOTELS = {  # no average_cat_accuracy: no frame of the group has a value for it
-    "active_intent_accuracy": 0.0,
-    "requested_slots_f1": 1.0, "requested_slots_precision": 1.0, "requested_slots_recall": 1.0,
-    "average_goal_accuracy": 1.0, "average_noncat_accuracy": 1.0,
-    "joint_goal_accuracy": 0.0, "joint_cat_accuracy": 0.0, "joint_noncat_accuracy": 1.0,
-}
-ALL = {  # the three frames
-    "active_intent_accuracy": 2 / 3,
-    "requested_slots_f1": 2 / 3, "requested_slots_precision": 1.0, "requested_slots_recall": 2 / 3,
-    "average_goal_accuracy": 1.0, "average_cat_accuracy": 1.0, "average_noncat_accuracy": 1.0,
-    "joint_goal_accuracy": 2 / 3, "joint_cat_accuracy": 2 / 3, "joint_noncat_accuracy": 1.0,
-}
-
-
-def expected_groups(all_services, restaurants, hotels):
-    return {"#ALL_SERVICES": all_services, "#SEEN_SERVICES": restaurants, "#UNSEEN_SERVICES": hotels,
-            "Restaurants_1": restaurants, "Restaurants": restaurants, "Hotels_2": hotels, "Hotels": hotels}
-
-
-def approx(groups):
-    return {group: pytest.approx(metrics) for group, metrics in groups.items()}
 
 
 # ---------------------------------------------------------------- metrics one by one
@@ -417,128 +305,6 @@ def test_nothing_to_score_is_an_error():
         score_dst([], list(dst_rows([REFERENCE])), SCHEMAS, TRAIN_SCHEMAS)
 
 
-# ---------------------------------------------------------------- the command line
-
-def write_json(path, value):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(value))
-
-
-@pytest.fixture
-def data_dir(tmp_path):
-    """A tiny data dir in the upstream layout, and a prediction dir (which also holds a per-frame
-    file as the evaluator leaves one, to be skipped)."""
-    write_json(tmp_path / "data" / "train" / "schema.json", TRAIN_SCHEMAS)
-    write_json(tmp_path / "data" / "dev" / "schema.json", SCHEMAS)
-    write_json(tmp_path / "data" / "dev" / "dialogues_001.json", [REFERENCE])
-    write_json(tmp_path / "predictions" / "model.json", [PREDICTION])
-    write_json(tmp_path / "predictions" / dst_files.PER_FRAME_FILE, {"1_00000": "not a dialogue"})
-    return tmp_path
-
-
-def run_main(root, *flags, out="metrics.json"):
-    output = root / out
-    dst_command.main(["--dstc8_data_dir", str(root / "data"), "--prediction_dir", str(root / "predictions"),
-              "--eval_set", "dev", "--output_metric_file", str(output), *flags])
-    return output.read_text()
-
-
-def test_command_writes_the_metrics_as_the_evaluator_does(data_dir):
-    text = run_main(data_dir)
-    metrics = json.loads(text)
-    assert metrics == approx(expected_groups(ALL, RESTAURANTS, HOTELS))
-    assert text == json.dumps(metrics, indent=2, separators=(",", ": "), sort_keys=True)  # no final newline
-    assert text.startswith('{\n  "#ALL_SERVICES": {\n    "active_intent_accuracy": 0.666')
-
-
-@pytest.mark.parametrize("flags, fuzzy, across", [
-    ([], True, False),
-    (["--use_fuzzy_match"], True, False),
-    (["--nouse_fuzzy_match"], False, False),
-    (["--use_fuzzy_match=false"], False, False),
-    (["-use_fuzzy_match=F"], False, False),
-    (["--use_fuzzy_match=0", "--use_fuzzy_match"], True, False),  # the last one counts
-    (["--joint_acc_across_turn"], True, True),
-    (["--joint_acc_across_turn=True", "--nojoint_acc_across_turn"], True, False),
-    (["-joint_acc_across_turn=1", "--use_fuzzy_match=f"], False, True),
-])
-def test_command_takes_absl_boolean_spellings(data_dir, flags, fuzzy, across):
-    expected = score_dialogues([PREDICTION], [REFERENCE], use_fuzzy_match=fuzzy, joint_acc_across_turn=across)
-    assert json.loads(run_main(data_dir, *flags)) == expected
-
-
-@pytest.mark.parametrize("flags", [["--use_fuzzy_match", "false"], ["--use_fuzzy_match=maybe"], ["--use_fuzzy"]])
-def test_command_refuses_what_absl_would_read_otherwise(data_dir, flags):
-    with pytest.raises(SystemExit) as exit_info:
-        run_main(data_dir, *flags)
-    assert exit_info.value.code == 2
-
-
-def test_command_reports_predictions_that_do_not_match(data_dir, capsys):
-    def error_line():
-        with pytest.raises(SystemExit) as exit_info:
-            run_main(data_dir)
-        assert exit_info.value.code == 2
-        return capsys.readouterr().err
-
-    prediction = copy.deepcopy(PREDICTION)
-    prediction["turns"][2]["utterance"] = "Something else"
-    write_json(data_dir / "predictions" / "model.json", [prediction])
-    assert error_line() == "dst: dialogue 1_00000, turn 2: the utterance differs from the reference's\n"
-    prediction = copy.deepcopy(PREDICTION)
-    prediction["services"] = ["Restaurants_1"]
-    write_json(data_dir / "predictions" / "model.json", [prediction])
-    assert error_line().startswith("dst: dialogue 1_00000: the predicted services")
-    write_json(data_dir / "predictions" / "model.json", [{**PREDICTION, "dialogue_id": "9_00000"}])
-    assert "not in the references: 9_00000" in error_line()
-    assert not (data_dir / "metrics.json").exists()
-
-
-def test_command_reads_the_files_the_evaluator_reads(data_dir, capsys):
-    """Every *.json of the folder, hidden ones too (the evaluator's glob), but those whose path
-    contains the per-frame file's name anywhere."""
-    expected = run_main(data_dir)
-    write_json(data_dir / "predictions" / f"run1_{dst_files.PER_FRAME_FILE}", "not dialogues")
-    write_json(data_dir / "predictions" / f"{dst_files.PER_FRAME_FILE}.json", "not dialogues")
-    assert run_main(data_dir) == expected
-    write_json(data_dir / "predictions" / ".hidden.json", [{**PREDICTION, "dialogue_id": "9_00000"}])
-    with pytest.raises(SystemExit):
-        run_main(data_dir)
-    assert "not in the references: 9_00000" in capsys.readouterr().err
-
-
-def test_command_pairs_turns_in_order_and_keeps_a_repeated_dialogue_last(data_dir):
-    truncated = {**PREDICTION, "turns": PREDICTION["turns"][:1]}  # only t0 is scored
-    write_json(data_dir / "predictions" / "a.json", [truncated])
-    write_json(data_dir / "predictions" / "model.json", [{**PREDICTION, "services": ["Hotels_2", "Restaurants_1"]}])
-    assert json.loads(run_main(data_dir)) == approx(expected_groups(ALL, RESTAURANTS, HOTELS))
-    write_json(data_dir / "predictions" / "z.json", [truncated])
-    assert set(json.loads(run_main(data_dir))) == {"#ALL_SERVICES", "#SEEN_SERVICES", "Restaurants_1", "Restaurants"}
-
-
-def test_command_as_a_module(data_dir):
-    output = data_dir / "module.json"
-    done = subprocess.run([sys.executable, "-m", "unified_dialogue.scoring.dst",
-                           f"--dstc8_data_dir={data_dir / 'data'}", f"--prediction_dir={data_dir / 'predictions'}",
-                           "--eval_set=dev", f"--output_metric_file={output}", "--nouse_fuzzy_match"],
-                          capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "always"})
-    assert done.returncode == 0, done.stderr
-    assert json.loads(output.read_text()) == score_dialogues([PREDICTION], [REFERENCE], use_fuzzy_match=False)
-    # the package does not import the module the command runs (runpy would warn of it)
-    assert "Warning" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
-
-
-def test_the_command_never_writes_onto_its_inputs(data_dir):
-    prediction = data_dir / "predictions" / "a.json"
-    write_json(prediction, [PREDICTION])
-    before = prediction.read_bytes()
-    done = subprocess.run([sys.executable, "-m", "unified_dialogue.scoring.dst",
-                           f"--dstc8_data_dir={data_dir / 'data'}", f"--prediction_dir={data_dir / 'predictions'}",
-                           "--eval_set=dev", f"--output_metric_file={prediction}"], capture_output=True, text=True)
-    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert "is an input of the command" in done.stderr and prediction.read_bytes() == before
-
-
 # ---------------------------------------------------------------- gold references
 
 def fixture_dialogues(split):
@@ -579,19 +345,3 @@ def test_datasets_as_they_are_loaded():
     schemas = datasets.Dataset.from_list([{**s, "intents": []} for s in SCHEMAS])
     result = score_dst(predictions, references, schemas, schemas.select([0]))
     assert result == approx(expected_groups(ALL, RESTAURANTS, HOTELS))
-
-
-# ---------------------------------------------------------------- the official evaluator's own output
-
-@pytest.mark.parametrize("name, flags", [
-    ("fuzzy", ["--use_fuzzy_match=true", "--nojoint_acc_across_turn"]),
-    ("exact", ["--use_fuzzy_match=false", "--nojoint_acc_across_turn"]),
-    ("fuzzy_across", ["--use_fuzzy_match=true", "--joint_acc_across_turn"]),
-    ("exact_across", ["--use_fuzzy_match=false", "--joint_acc_across_turn"]),
-])
-def test_command_writes_the_official_evaluators_bytes(tmp_path, name, flags):
-    official = FIXTURES / "dst_official"  # see its NOTICE.md
-    output = tmp_path / "metrics.json"
-    dst_command.main(["--dstc8_data_dir", str(FIXTURES / "sgd"), "--prediction_dir", str(official / "predictions"),
-              "--eval_set", "dev", "--output_metric_file", str(output), *flags])
-    assert output.read_bytes() == (official / f"metrics_{name}.json").read_bytes()

@@ -2,7 +2,9 @@
 passes the shared corpus test case, the export and the cards, with no shared file edited.
 docs/adding-a-corpus.md walks through its files."""
 
+import importlib
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from unified_dialogue import load, registry
 from unified_dialogue.core.errors import UnifiedDialogueError
 from unified_dialogue.testing import (CorpusTestCase, Mutation, become, cut, edit, nested, raw, read_json, remove,
                                      replace)
+from unified_dialogue.testing.strategies import generated
 from unified_dialogue.tools import cards, export
 from unified_dialogue.tools.layout import Layout
 
@@ -78,6 +81,10 @@ class TestTiny(CorpusTestCase):
             ["ccpe/train-*.parquet", "tiny/train-*.parquet"]]
         assert (Path(folder) / "cards" / "tiny.md").read_text().startswith("# A tiny corpus")
 
+    def test_the_registry_finds_its_strategies_in_its_folder(self):
+        assert registry.strategies("tiny").__name__ == "tiny_corpora.tiny.strategies"
+        assert "tiny" in generated("response") and "tiny" not in generated("nlu")
+
     def test_its_card_renders_from_its_folder(self):
         card = cards.corpus_card(Layout((registry.get("tiny"),), combined=False), None)
         assert "Two-speaker chats, made up for the tests" in card
@@ -94,6 +101,19 @@ class TestTiny(CorpusTestCase):
         declared = set(re.findall(r"^    (\w+) = ", example, re.M))
         assert declared and declared <= {name for name in vars(CorpusTestCase) if not name.startswith("_")}
         assert all(f"``{name}``" in CorpusTestCase.__doc__ for name in declared)
+
+
+def test_a_corpus_without_strategies_has_none_and_a_broken_module_is_an_error(tmp_path, monkeypatch):
+    package = tmp_path / "other_corpora"
+    shutil.copytree(TESTS / "tiny_corpora" / "tiny", package / "tiny", ignore=shutil.ignore_patterns("strategies.py"))
+    (package / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv(registry.EXTRA_VARIABLE, "other_corpora")
+    assert registry.strategies("tiny") is None
+    (package / "tiny" / "strategies.py").write_text("import a_module_nowhere\n")
+    importlib.invalidate_caches()
+    with pytest.raises(ModuleNotFoundError, match="a_module_nowhere"):  # not taken for a corpus without strategies
+        registry.strategies("tiny")
 
 
 def test_a_view_split_without_rows_is_an_error_naming_it(tmp_path):

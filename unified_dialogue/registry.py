@@ -1,7 +1,8 @@
 """The registry: where the shared code finds the corpora.
 
 A corpus is a folder (a package) holding ``corpus.py``, which defines ``CORPUS`` (a
-``core.corpus.Corpus``), and its builder ``<name>.py``. The bundled corpora are the
+``core.corpus.Corpus``), its builder ``<name>.py`` and, for the tests, maybe
+``strategies.py``, hypothesis strategies writing valid copies of it. The bundled corpora are the
 packages under ``loaders/``; more packages of corpora are named, comma-separated, in the
 environment variable ``UNIFIED_DIALOGUE_CORPORA`` (e.g. ``my_corpora``: its subpackages
 ``my_corpora.<name>`` must be importable). Adding a corpus edits nothing here.
@@ -73,3 +74,22 @@ def builder_class(corpus):
         if inspect.isclass(obj) and issubclass(obj, datasets.DatasetBuilder) and obj.__module__ == module.__name__:
             return obj
     raise ValueError(f"{corpus.builder_module} defines no dataset builder")
+
+
+def strategies(corpus):
+    """The hypothesis strategies of a corpus (a Corpus or its name): its folder's module
+    ``strategies.py`` (``unified_dialogue.testing.strategies`` says what it defines), or
+    None where the folder has none. Importing it needs hypothesis, a test dependency.
+
+    Example:
+        >>> strategies("sgd").__name__
+        'loaders.sgd.strategies'
+    """
+    if isinstance(corpus, str):
+        corpus = get(corpus)
+    try:
+        return importlib.import_module(corpus.strategies_module)
+    except ModuleNotFoundError as error:
+        if error.name == corpus.strategies_module:
+            return None  # a corpus without strategies
+        raise

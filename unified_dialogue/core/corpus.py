@@ -117,6 +117,12 @@ class Corpus:
         return f"{self.package}.{self.name}"
 
     @property
+    def strategies_module(self):
+        """The module of the hypothesis strategies writing copies of the corpus, for the
+        tests (``registry.strategies``), where the folder has one."""
+        return f"{self.package}.strategies"
+
+    @property
     def checksums_path(self):
         return os.path.join(self.folder, "checksums.tsv")
 

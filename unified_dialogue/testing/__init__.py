@@ -12,8 +12,10 @@ import importlib
 
 # Each name, and the module that defines it.
 MODULES = {
-    **dict.fromkeys(["CorpusTestCase", "write_checksums", "build_once", "read_json", "DATASETS_MAJOR",
-                     "ONLY_DATASETS_3", "ONLY_DATASETS_4_PLUS"], "corpus_case"),
+    "CorpusTestCase": "corpus_case",
+    "BadInput": "bad_input_checks",
+    **dict.fromkeys(["write_checksums", "build_once", "read_json", "DATASETS_MAJOR", "ONLY_DATASETS_3",
+                     "ONLY_DATASETS_4_PLUS"], "loads"),
     **dict.fromkeys(["Mirror", "SilentServer", "closed_url"], "mirror"),
     **dict.fromkeys(["KINDS", "Mutation", "become", "cut", "edit", "nested", "raw", "remove", "replace"], "mutations"),
 }

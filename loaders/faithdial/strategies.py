@@ -7,18 +7,19 @@ conversation before it as its history, so that every history repeats the earlier
 exactly. ``valid.json`` holds exactly the dialogues of ``valid_random_split.json`` and
 ``valid_topic_split.json`` (in another order, numbered anew), ``test.json`` those of the
 test parts. ``dialog_idx`` is unique in its file, or absent. Texts are adversarial
-(``text``); a knowledge sentence holds no line break (the loader joins the sentences of a
-dialogue with line breaks, and refuses one inside a sentence). BEGIN and VRM hold their
-labels (``Ack.`` among them), sometimes other text; an original response is null, any text,
-or the response itself, spaced otherwise or not. By default (``complete``) each file
-has a preference pair: a response that rewrote an original labelled Hallucination (and so
-a row of every view).
-"""
+(``unified_dialogue.testing.strategies.text``); a knowledge sentence holds no line break
+(the loader joins the sentences of a dialogue with line breaks, and refuses one inside a
+sentence). BEGIN and VRM hold their labels (``Ack.`` among them), sometimes other text; an
+original response is null, any text, or the response itself, spaced otherwise or not. By
+default (``complete``) each file has a preference pair: a response that rewrote an original
+labelled Hallucination (and so a row of every view). Needs ``hypothesis``."""
 
 from hypothesis import strategies as st
 
-from .files import SourceFiles
-from .text import BOOLEANS, values
+from unified_dialogue.testing.strategies.files import SourceFiles, decoded
+from unified_dialogue.testing.strategies.text import BOOLEANS, values
+
+from . import format, mapping
 
 BEGIN = ("Entailment", "Hallucination", "Partial Hallucination", "Generic", "Uncooperative")
 VRM = ("Disclosure", "Edification", "Advisement", "Confirmation", "Question", "Acknowledgment", "Interpretation",
@@ -91,3 +92,12 @@ def corpora(draw, max_dialogues=2, complete=True):
         together = [{k: v for k, v in d.items() if k != "dialog_idx"} for part in parts for d in files[part]]
         files[union] = numbered(draw, draw(st.permutations(together)))
     return SourceFiles(files, ensure_ascii=draw(BOOLEANS))
+
+
+def check_files(copy):
+    """Assert that a drawn copy is valid: it has the seven files, each decodes as FaithDial's
+    format and passes its checks, and every dialogue's histories agree (its mapping takes it)."""
+    assert sorted(copy.files) == sorted(mapping.SPLIT_FILES.values())
+    for value in copy.files.values():
+        for position, dialogue in enumerate(decoded(value, format.Dialogue, format.check_dialogue)):
+            mapping.dialogue_to_unified(dialogue, "train", position)

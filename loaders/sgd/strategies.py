@@ -1,37 +1,44 @@
 """Valid SGD source files, generated: ``schema.json`` and ``dialogues_NNN.json`` of
-``train/``, ``dev/`` and ``test/`` in the upstream layout, optionally with one SGD-X variant's
+``train/``, ``dev/`` and ``test/`` in the upstream layout, by default with one SGD-X variant's
 schemas (``sgd_x/data/<variant>/<folder>/schema.json``).
 
-Valid means what ``loaders/sgd/format.py`` declares, plus what the upstream README says
-the records mean: every service a dialogue names is in its split's schema, a frame's
-service is one of its dialogue's services, user frames carry the state of their service
-(values carried forward), a span indexes its value in the utterance, acts are those of
-their speaker, values and canonical values pair up, intents name slots of their service,
-a service call calls an intent of its service (at most one call and one list of results a
-turn). Names and values are adversarial (``text``): keywords and separators of the text
-forms, quotes, backslashes, line breaks, spaces at either end, non-ASCII, long values, names
-differing only in case; values may be empty. Services may have no slot, turns one or two
-frames, dialogues one turn, and either side may speak first or twice in a row.
+Valid means what ``loaders/sgd/format.py`` declares, plus what the upstream README says the
+records mean: every service a dialogue names is in its split's schema, a frame's service is
+one of its dialogue's services, user frames carry the state of their service (values carried
+forward), a span indexes its value in the utterance, acts are those of their speaker, values
+and canonical values pair up, intents name slots of their service, a service call calls an
+intent of its service (at most one call and one list of results a turn). Names and values
+are adversarial (``unified_dialogue.testing.strategies.text``): keywords and separators of
+the text forms, quotes, backslashes, line breaks, spaces at either end, non-ASCII, long
+values, names differing only in case; values may be empty. Services may have no slot, turns
+one or two frames, dialogues one turn, and either side may speak first or twice in a row.
 
 Names SGD's own format cannot tell apart are never drawn: an intent named ``NONE`` (the
 active intent when there is none) and an empty slot name (an act without a slot).
 
     from hypothesis import given
-    from unified_dialogue.testing.strategies import sgd
+    from loaders.sgd import strategies
 
-    @given(sgd.corpora())
+    @given(strategies.corpora())
     def test_it_loads(tmp_path_factory, corpus):
         load("sgd", "dst", **corpus.load_kwargs(tmp_path_factory.mktemp("sgd")))
+
+Needs ``hypothesis``, a test dependency (``unified_dialogue.testing.strategies`` says what a
+corpus's strategies define, and holds the pieces shared with the other corpora's).
 """
 
 from hypothesis import strategies as st
 
-from loaders.sgd.sgdx import FOLDERS, VARIANTS
+from unified_dialogue.core.features import NO_INTENT
+from unified_dialogue.testing.strategies.files import SourceFiles, decoded
+from unified_dialogue.testing.strategies.text import BOOLEANS, distinct_names, fillers, values
+from unified_dialogue.views.d3st_text import DONTCARE
 
-from ...core.features import NO_INTENT
-from ...views.d3st_text import DONTCARE
-from .files import SourceFiles
-from .text import BOOLEANS, distinct_names, fillers, values
+from . import format
+from .sgdx import FOLDERS, VARIANTS
+
+# A copy builds each of SGD's many configs: fewer copies than of the smaller corpora.
+BUILD_SHARE = 0.2
 
 INTENT_SLOT, COUNT_SLOT = "intent", "count"
 USER_PLAIN_ACTS = ("AFFIRM", "NEGATE", "SELECT", "REQUEST_ALTS", "THANK_YOU", "GOODBYE", "AFFIRM_INTENT",
@@ -268,12 +275,13 @@ def subset(draw, pool):
 
 
 @st.composite
-def corpora(draw, variant=None, max_services=3, complete=True):
+def corpora(draw, variant=True, max_services=3, complete=True):
     """A whole SGD copy (``SourceFiles``): each of train/, dev/ and test/ with a schema of
     some of the corpus's services (so dev and test may have unseen ones) and dialogues.
-    ``variant``: True to add one SGD-X variant's schemas (drawn), a name to add that one's;
-    the copy's ``options`` then hold it. ``complete``: each split has a row of every view
-    (else a config may have a split without rows, which the loader refuses)."""
+    ``variant``: True (the default) to add one SGD-X variant's schemas (drawn), a name to
+    add that one's, None for none; the copy's ``options`` then hold it. ``complete``: each
+    split has a row of every view (else a config may have a split without rows, which the
+    loader refuses)."""
     pool = draw(service_pool(max_services))
     files, kept = {}, {}
     for folder in FOLDERS:
@@ -288,3 +296,17 @@ def corpora(draw, variant=None, max_services=3, complete=True):
             files[f"sgd_x/data/{name}/{folder}/schema.json"] = [renamed[s["service_name"]] for s in kept[folder]]
         options["variant"] = name
     return SourceFiles(files, options, ensure_ascii=draw(BOOLEANS))
+
+
+def check_files(copy):
+    """Assert that a drawn copy is valid: its files decode as SGD's format and pass its
+    checks, service names are unique in each schema, and dialogues name services of their
+    split's schema."""
+    for relpath, value in copy.files.items():
+        if relpath.endswith("schema.json"):
+            services = decoded(value, format.Service)
+            assert len({s.service_name for s in services}) == len(services), relpath
+        else:
+            dialogues = decoded(value, format.Dialogue, format.check_dialogue)
+            schema = {s["service_name"] for s in copy.files[relpath.split("/")[0] + "/schema.json"]}
+            assert all(set(d.services) <= schema for d in dialogues), relpath

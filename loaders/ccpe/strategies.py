@@ -2,16 +2,21 @@
 ``loaders/ccpe/format.py`` declares them.
 
 Utterances of either speaker in any order (the first of either side, one speaker several
-times in a row), adversarial text (``text``), and segments that locate their text exactly
-(``text[startIndex:endIndex]``), nested, overlapping, empty or absent, each with zero or more
-annotations of the four annotation and entity types. ``segments`` is absent on some
-utterances and an empty list on others, as the source has both.
-"""
+times in a row), adversarial text (``unified_dialogue.testing.strategies.text``), and
+segments that locate their text exactly (``text[startIndex:endIndex]``), nested,
+overlapping, empty or absent, each with zero or more annotations of the four annotation and
+entity types. ``segments`` is absent on some utterances and an empty list on others, as the
+source has both. Needs ``hypothesis``."""
 
 from hypothesis import strategies as st
 
-from .files import SourceFiles
-from .text import BOOLEANS, fillers, values
+from unified_dialogue.testing.strategies.files import SourceFiles, decoded
+from unified_dialogue.testing.strategies.text import BOOLEANS, fillers, values
+
+from . import format
+
+# A copy builds only CCPE-M's 6 configs, from one file: more copies than of SGD.
+BUILD_SHARE = 0.5
 
 SPEAKERS = ("USER", "ASSISTANT")
 ANNOTATION_TYPES = ("ENTITY_NAME", "ENTITY_PREFERENCE", "ENTITY_DESCRIPTION", "ENTITY_OTHER")
@@ -63,3 +68,12 @@ def corpora(draw, max_conversations=3, complete=True):
                         min_size=1, max_size=max_conversations, unique=True))
     conversations = [draw(conversation(i, complete=complete and k == 0)) for k, i in enumerate(ids)]
     return SourceFiles({"data.json": conversations}, ensure_ascii=draw(BOOLEANS))
+
+
+def check_files(copy):
+    """Assert that a drawn copy is valid: data.json decodes as CCPE-M's format and passes its
+    checks, and every segment locates its text."""
+    for conversation in decoded(copy.files["data.json"], format.Conversation, format.check_conversation):
+        for utterance in conversation.utterances:
+            for segment in utterance.segments or []:
+                assert utterance.text[segment.startIndex:segment.endIndex] == segment.text
