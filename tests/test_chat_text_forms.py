@@ -12,13 +12,16 @@ from hypothesis import given, strategies as st  # noqa: E402
 
 from unified_dialogue import chat  # noqa: E402
 from unified_dialogue.chat import nlu_text, state, text  # noqa: E402
+from unified_dialogue.core.answer import OUTPUT_MARKERS, answer  # noqa: E402
 from unified_dialogue.core.features import NO_INTENT  # noqa: E402
+from unified_dialogue.core.problems import Problem  # noqa: E402
 
 # Texts the forms give a meaning to, and texts near them.
 ADVERSARIAL = ["intent", "requested", "none", "None", "NONE", "Intent", "REQUESTED", "intents", "spans", "", " ",
                ";", "|", "=", ":", ",", ".", "/", "[", "]", "[]", '""', "''", '"', "'", "\\", '\\"', "\n", "\r\n",
                "\t", " a ", "a.b", "a b", "a  b", "a/b", "a=b", "a: b", "é", "Città", "日本", "\u2028", "\xa0x\xa0",
-               "x\x1f", "a | b", "a; b", '8 o"clock', "'x'", "x" * 3000, "Restaurants_1", "city", "NONE "]
+               "x\x1f", "a | b", "a; b", '8 o"clock', "'x'", "x" * 3000, "Restaurants_1", "city", "NONE ",
+               *OUTPUT_MARKERS, "a</think>b", "x<|return|>"]
 CHARACTERS = st.characters(codec="utf-8")
 TEXTS = st.one_of(st.sampled_from(ADVERSARIAL), st.text(CHARACTERS, max_size=12),
                   st.text(st.sampled_from(';|=:,.[]"\'\\ \n/aA'), max_size=8))
@@ -84,7 +87,7 @@ def test_any_state_is_written_alike_by_both_writers_and_read_back_exactly(turn, 
     frames_read, problems = state.parse(written, schemas_of(turn, categorical))
     assert problems == []
     assert frames_read == canonical(turn)
-    assert text.answer(written) == written  # what models wrap an answer in is never part of a gold text
+    assert answer(written) == (written, [])  # what models wrap an answer in is never part of a gold text
     wrapped = f"<think>\nThe user wants a table.\n</think>\n\n```text\n{written}\n```"
     assert state.parse(wrapped, schemas_of(turn, categorical)) == (frames_read, [])
 
@@ -164,7 +167,7 @@ def test_the_readers_never_raise_on_any_text(written):
                "slots": [{"name": "city"}, {"name": "price", "is_categorical": True, "possible_values": ["cheap"]}]}]
     for parse in (state.parse, nlu_text.parse):
         found, problems = parse(written, schema)
-        assert all(isinstance(p, text.Problem) and p.kind for p in problems)
+        assert all(isinstance(p, Problem) and p.kind for p in problems)
 
 
 def test_the_nlu_reader_is_lenient_and_says_what_it_cannot_take():
@@ -179,4 +182,20 @@ def test_the_nlu_reader_is_lenient_and_says_what_it_cannot_take():
                                           "malformed"]
     assert len(record["spans"]) == 2  # kept as written: scored wrong, not dropped
     assert nlu_text.parse('spans: L="cut', None)[0]["spans"][0]["text"] == "cut"
-    assert nlu_text.parse(None) == ({"intents": None, "spans": []}, ["no text"])
+    assert nlu_text.parse(None) == ({"intents": None, "spans": []}, [Problem("malformed", "no text")])
+
+
+def test_each_name_of_the_text_forms_words_means_one_thing():
+    """A name the text forms' modules give a word, a marker or a list of them is the same
+    value wherever it is bound (``INTENTS`` was ``intents`` in one and ``[intents]`` in
+    another)."""
+    from unified_dialogue.core import answer as answer_module, problems
+    from unified_dialogue.testing.strategies import text as adversarial
+    from unified_dialogue.views import d3st_syntax, d3st_text
+
+    values = {}
+    for module in (text, state, nlu_text, d3st_syntax, d3st_text, answer_module, problems, adversarial):
+        for name, value in vars(module).items():
+            if name.isupper() and isinstance(value, (str, tuple)):
+                values.setdefault(name, {}).setdefault(value, []).append(module.__name__)
+    assert {name: meanings for name, meanings in values.items() if len(meanings) > 1} == {}

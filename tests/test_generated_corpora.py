@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from unified_dialogue import load, registry
 from unified_dialogue.scoring import score
 from unified_dialogue.scoring.__main__ import main as score_main
+from unified_dialogue.scoring.tool_calls import gold_text
 from unified_dialogue.testing.strategies import build_share, generated
 from unified_dialogue.views import d3st
 
@@ -144,16 +145,8 @@ def test_gold_d3st_scores_1_by_default_and_under_its_options(tmp_path_factory, n
     scores_1()
 
 
-def gold_call(row):
-    """The completion's tool call as a model writes it: ``{"name", "arguments"}`` as JSON."""
-    (call,) = row["completion"][0]["tool_calls"]
-    arguments = call["function"]["arguments"]
-    arguments = json.loads(arguments) if isinstance(arguments, str) else arguments
-    return json.dumps({"name": call["function"]["name"], "arguments": arguments}, ensure_ascii=False)
-
-
 # The gold text of a row of each scored chat config, as a model writes it.
-GOLD_TEXTS = {"dst-chat": lambda row: row["completion"][0]["content"], "agent-call-chat": gold_call,
+GOLD_TEXTS = {"dst-chat": lambda row: row["completion"][0]["content"], "agent-call-chat": gold_text,
               "critic-chat": lambda row: row["completion"][0]["content"]}
 
 

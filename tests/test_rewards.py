@@ -241,3 +241,19 @@ def test_a_completion_in_a_code_fence_after_reasoning_scores_as_its_answer(build
     texts = gold_texts(build, "sgd", "dst-chat", "validation")
     wrapped = {i: f"<think>\nwhich services?\n</think>\n```\n{t}\n```" for i, t in texts.items()}
     assert call_as_trl(function, wrapped) == [1.0] * len(texts)
+
+
+@pytest.mark.parametrize("corpus, config, split", CASES)
+def test_the_reasoning_of_a_message_is_never_scored_and_a_block_that_never_ends_scores_zero(build, cache, corpus,
+                                                                                             config, split):
+    function = make(cache, corpus, config, split)
+    gold = gold_texts(build, corpus, config, split)
+    ids, draft = list(gold), f"{UNREADABLE} <tool_call>{{\"name\": \"Wrong_1__X\", \"arguments\": {{}}}}</tool_call>"
+    # as a response parser or a server gives the reasoning: beside the content, or as a part of it
+    messages = [{"role": "assistant", "content": gold[i], "reasoning_content": draft} if k % 3 == 0 else
+                {"role": "assistant", "content": gold[i], "thinking": draft} if k % 3 == 1 else
+                {"role": "assistant", "content": [{"type": "reasoning", "text": draft}, {"type": "text", "text": gold[i]}]}
+                for k, i in enumerate(ids)]
+    assert function(prompts=[[]] * len(ids), completions=[[m] for m in messages], id=ids) == [1.0] * len(ids)
+    cut = [[{"role": "assistant", "content": f"<think>\n{gold[i]}"}] for i in ids]  # the draft is the gold
+    assert function(prompts=[[]] * len(ids), completions=cut, id=ids) == [0.0] * len(ids)

@@ -75,9 +75,11 @@ def test_a_constant_predictor_scores_its_class_share(build, constant):
     ("Partial Hallucination", None),
     ("", None),
     ("Hallucination..", None),
+    ("<|channel|>analysis<|message|>Unsupported date.<|end|><|start|>assistant<|channel|>final<|message|>"
+     "Hallucination<|return|>", HALLUCINATION),
 ])
 def test_a_text_is_read_as_one_label_leniently(text, label):
-    assert read_label(text) == label
+    assert read_label(text) == (label, [])
 
 
 def test_an_unreadable_text_is_malformed_and_wrong_a_missing_one_missing(build):
@@ -97,6 +99,8 @@ def test_an_unreadable_text_is_malformed_and_wrong_a_missing_one_missing(build):
     assert sum(r["accuracy"] for r in metrics["per_row"]) / rows.num_rows == metrics["accuracy"]
     values, problems = row_scores("Maybe", ENTAILMENT)
     assert values["accuracy"] == 0.0 and [p.kind for p in problems] == ["malformed"]
+    values, problems = row_scores("<think>It says Entailment", ENTAILMENT)  # a reasoning that never ends
+    assert values["predicted"] is None and [p.kind for p in problems] == ["malformed"]
 
 
 def test_an_unknown_id_is_an_error_naming_it(build):

@@ -9,7 +9,7 @@ from d3st_cases import unified  # noqa: F401 (a fixture)
 from unified_dialogue.scoring.d3st import score_d3st
 from unified_dialogue.scoring.rows import ScoringError
 from unified_dialogue.views import d3st
-from unified_dialogue.views.d3st_text import Unknown
+from unified_dialogue.views.d3st_text import Legend, parse
 
 
 @pytest.mark.parametrize("corpus", ["sgd", "v2"])
@@ -70,5 +70,6 @@ def test_ids_the_legend_lacks_are_counted_unknown_not_malformed(unified):
     assert metrics["unknown_slots_ids"] == [slot] and metrics["unknown_slots"] == 1
     assert metrics["unknown_intents_ids"] == [intent] and metrics["unknown_intents"] == 1
     assert metrics["malformed_ids"] == [broken]
-    (problem,) = metrics["malformed_problems"][slot]
-    assert isinstance(problem, Unknown) and (problem.kind, problem.id) == ("slot", 99)
+    assert metrics["malformed_problems"][slot] == ["[states]: slot id 99 is not in the legend"]
+    _, (problem,) = parse(predictions[slot], Legend.from_row(rows[0]["legend"]))
+    assert (problem.kind, problem.name) == ("unknown_slot", "99")

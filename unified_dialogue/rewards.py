@@ -9,8 +9,8 @@ answers. docs/rl.md shows them in a training run.
 A reward never re-computes a metric: ``TASKS`` names, for each config, what to load once and
 the scorer's own per-row function (``scoring.dst_chat.row_scores``, ``scoring.d3st.row_scores``,
 ``scoring.tool_calls.row_scores``, ``scoring.generation.row_scores``, ``scoring.nlu.score_row``,
-``scoring.critic.row_scores``). A text the scorer counts as
-malformed (it could not be read whole) gets 0.0, whatever part of it could be read.
+``scoring.critic.row_scores``). A text the scorer counts as malformed (it could not be read
+whole: ``core.problems.unreadable``) gets 0.0, whatever part of it could be read.
 """
 
 import inspect
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from . import registry
 from .chat import SUFFIX
 from .chat.state import Schemas
-from .chat.text import MALFORMED
 from .core.errors import ConfigError
 from .core.options import elsewhere
+from .core.problems import unreadable
 from .scoring import critic, d3st, dst_chat, generation, nlu, tool_calls
 from .scoring import dst as dst_metrics
 from .scoring.gem import chrf_references
@@ -71,7 +71,7 @@ def _dst_chat(load, config, split, options, metrics, settings):
     def score(text, item):
         reference, known, slots_of = item
         values, problems = dst_chat.row_scores(text, reference, known, slots_of, **settings)
-        return values, malformed(problems)
+        return values, unreadable(problems)
 
     return index, score
 
@@ -90,22 +90,15 @@ def _nlu_chat(load, config, split, options, metrics, settings):
 
     def score(text, item):
         values, problems = nlu.score_row(text, *item)
-        return values, malformed(problems)
+        return values, unreadable(problems)
 
     return index, score
-
-
-def malformed(problems):
-    """Whether a text with these reading problems is unreadable: a problem of kind
-    ``malformed``, or one without a kind. A readable text naming a service, slot, intent or
-    tool the schema lacks is scored as it reads (as the scorer scores it), not zeroed."""
-    return any(getattr(problem, "kind", MALFORMED) == MALFORMED for problem in problems)
 
 
 def own_rows(row_scores, read=None, columns=None):
     """A ``Task.prepare`` for a scorer whose per-row function scores a text against a row of
     the config itself: ``row_scores(text, read(row), **settings)`` -> ``(values, problems)``
-    (a list of problems: ``malformed``). ``read``: what of a row is kept, read once;
+    (a list of ``core.problems.Problem``). ``read``: what of a row is kept, read once;
     ``columns``: the columns it needs."""
     def prepare(load, config, split, options, metrics, settings):
         rows = _rows(load, config, split, options, columns)
@@ -113,7 +106,7 @@ def own_rows(row_scores, read=None, columns=None):
 
         def score(text, item):
             values, problems = row_scores(text, item, **settings)
-            return values, malformed(problems)
+            return values, unreadable(problems)
 
         return index, score
 
@@ -144,7 +137,8 @@ def _generation(load, config, split, options, metrics, settings):
         row, references = item
         if references is None and "chrf" in scored:  # the references' n-grams, once per row
             references = item[1] = chrf_references(generation.references_of(row))
-        return generation.row_scores(text, row, scored, noncategorical, references), False
+        values, problems = generation.row_scores(text, row, scored, noncategorical, references)
+        return values, unreadable(problems)
 
     return index, score
 
@@ -183,8 +177,11 @@ TASKS = {
 
 def completion_text(completion):
     """The text of a completion as TRL gives it: a string, or a list of messages (the
-    assistant's contents joined; a message's ``tool_calls`` written as JSON, which the
-    tool-call parser reads). Anything else is no text (None)."""
+    assistant's contents joined, the text parts of a list of parts; a message's
+    ``tool_calls`` written as JSON, which the tool-call parser reads). A message's reasoning
+    (``reasoning_content``, ``thinking``, ``reasoning``, as a response parser or a server
+    splits it off, or a part of another type than text) is never read: a reasoning block is
+    not part of the answer (docs/scoring.md). Anything else is no text (None)."""
     if isinstance(completion, str):
         return completion
     if isinstance(completion, dict):
@@ -196,8 +193,9 @@ def completion_text(completion):
         if not isinstance(message, dict):
             return None
         content = message.get("content")
-        if isinstance(content, list):  # content parts: their text
-            content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        if isinstance(content, list):  # content parts: the text ones
+            content = "".join(part.get("text", "") for part in content
+                              if isinstance(part, dict) and part.get("type", "text") == "text")
         if isinstance(content, str) and content:
             parts.append(content)
         if message.get("tool_calls"):

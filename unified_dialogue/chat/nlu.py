@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from . import build
 from ..views.turns import lengths, relist
-from .nlu_text import INTENTS, INTENTS_JOIN, NONE, SPANS, SPANS_JOIN, nlu_text
+from .nlu_text import INTENTS, INTENTS_JOIN, NONE_WORD, SPANS, SPANS_JOIN, nlu_text
 from .text import USER, message, system_text, written_names, written_values
 
 NAME = "nlu"
@@ -71,7 +71,7 @@ def targets(rows):
 
 def listed(lists, sizes, separator):
     """Each list's items joined by ``separator``, ``none`` for an empty or null list."""
-    return pc.if_else(pc.equal(pa.array(sizes), 0), NONE, pc.binary_join(lists, separator))
+    return pc.if_else(pc.equal(pa.array(sizes), 0), NONE_WORD, pc.binary_join(lists, separator))
 
 
 def messages(row, instruction=None, services=()):

@@ -18,14 +18,16 @@ Two lines::
 
 ``parse`` reads such text back into ``{"intents", "spans"}`` (spans as ``{domain, label,
 type, text}``): exactly what was written, and leniently what a model writes (spaces,
-a reasoning block and a code fence around the text (``text.answer``), single quotes
-around a value, any case of the line names and of names a schema knows, lines in any order,
-a cut-off end), reporting what it cannot take as ``text.Problem``s, never raising.
+the answer of a model's output (``core.answer``: no reasoning block, no code fence), single
+quotes around a value, any case of the line names and of names a schema knows, lines in any
+order, a cut-off end), reporting what it cannot take as ``core.problems.Problem``s, never
+raising.
 """
 
+from ..core.answer import answer
+from ..core.problems import MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, Problem, cut
 from .state import Schemas
-from .text import (INTENTS, MALFORMED, NONE, SPANS, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, Problem, cut,
-                   answer, is_quoted, key, name, read_value, split_outside_quotes, value)
+from .text import INTENTS, NONE_WORD, SPANS, is_quoted, key, name, read_value, split_outside_quotes, value
 
 INTENTS_JOIN, SPANS_JOIN = ", ", "; "
 
@@ -48,8 +50,8 @@ def nlu_text(intents, spans):
     """The text of a turn's ``intents`` (a list, or None where not annotated) and ``spans``."""
     lines = []
     if intents is not None:
-        lines.append(f"{INTENTS}: " + (INTENTS_JOIN.join(name(intent) for intent in intents) or NONE))
-    lines.append(f"{SPANS}: " + (SPANS_JOIN.join(span_text(span) for span in spans or []) or NONE))
+        lines.append(f"{INTENTS}: " + (INTENTS_JOIN.join(name(intent) for intent in intents) or NONE_WORD))
+    lines.append(f"{SPANS}: " + (SPANS_JOIN.join(span_text(span) for span in spans or []) or NONE_WORD))
     return "\n".join(lines)
 
 
@@ -58,15 +60,16 @@ def nlu_text(intents, spans):
 def parse(text, schemas=None):
     """``(record, problems)`` of an nlu text: ``record`` is ``{"intents": [...] or None,
     "spans": [{domain, label, type, text}, ...]}``; ``problems``, what could not be taken,
-    each a ``text.Problem``. ``schemas``: a ``chat.state.Schemas`` (or ``schema`` rows)
-    where the corpus has one: spans of an unknown service or slot, and unknown intents, are
-    then reported (and kept as written), names a schema knows given in its spelling."""
+    each a ``core.problems.Problem``. ``text``: a model's output, whose answer is read
+    (``core.answer``). ``schemas``: a ``chat.state.Schemas`` (or ``schema`` rows) where the
+    corpus has one: spans of an unknown service or slot, and unknown intents, are then
+    reported (and kept as written), names a schema knows given in its spelling."""
     if schemas is not None and not isinstance(schemas, Schemas):
         schemas = Schemas.of(schemas)
-    record, problems = {"intents": None, "spans": []}, []
+    record = {"intents": None, "spans": []}
     if not isinstance(text, str):
         return record, [Problem(MALFORMED, "no text")]
-    text = answer(text)
+    text, problems = answer(text)
     for line in split_outside_quotes(text, "\n"):
         if not line.strip():
             continue
@@ -81,7 +84,7 @@ def parse(text, schemas=None):
 
 
 def _none(text):
-    return not is_quoted(text) and key(text) in ("", NONE)
+    return not is_quoted(text) and key(text) in ("", NONE_WORD)
 
 
 def _intents(text, schemas, problems):
@@ -96,7 +99,7 @@ def _intents(text, schemas, problems):
         if known is not None:
             found = known.get(intent)
             if found is None:
-                problems.append(Problem(UNKNOWN_INTENT, f"unknown intent {intent!r}"))
+                problems.append(Problem(UNKNOWN_INTENT, f"unknown intent {intent!r}", intent))
             intent = intent if found is None else found
         intents.append(intent)
     return intents
@@ -127,12 +130,12 @@ def _known(span, schemas, problems):
     """Give a span's service and slot in the schema's spelling, or report them unknown."""
     service = schemas.get(span["domain"])
     if service is None:
-        problems.append(Problem(UNKNOWN_SERVICE, f"unknown service {span['domain']!r}"))
+        problems.append(Problem(UNKNOWN_SERVICE, f"unknown service {span['domain']!r}", span["domain"]))
         return
     span["domain"] = service.name
     slot = service.slots.get(span["label"])
     if slot is None:
-        problems.append(Problem(UNKNOWN_SLOT, f"{service.name}: unknown slot {span['label']!r}"))
+        problems.append(Problem(UNKNOWN_SLOT, f"{service.name}: unknown slot {span['label']!r}", span["label"]))
     else:
         span["label"] = slot
 

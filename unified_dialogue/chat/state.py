@@ -22,19 +22,23 @@ written first. And it reads leniently, as a model writes: spaces around anything
 quote, any case of service, keyword, slot, intent and categorical value names (given back
 in the schema's spelling), items in any order, frames on one line (a known service
 followed by a colon starts a frame), a cut-off end. Keywords are keywords only unquoted.
-What it cannot take is reported as a ``text.Problem``, never raised: text it cannot read
-(``malformed``: an item without ``=``, text before any service), and readable text naming
-what the schema lacks: an unknown service (its frame is left out), an unknown slot (left
-out) or an unknown intent (kept as written, so scored wrong).
+It reads the answer of a model's output (``core.answer``: no reasoning block, no code
+fence). What it cannot take is reported as a ``core.problems.Problem``, never raised: text
+it cannot read (``malformed``: an item without ``=``, text before any service, a reasoning
+block that never ends), and readable text naming what the schema lacks: an unknown service
+(its frame is left out), an unknown slot (left out) or an unknown intent (kept as written,
+so scored wrong).
 """
 
 import re
 from dataclasses import dataclass, field
 
+from ..core.answer import answer
 from ..core.features import NO_INTENT
+from ..core.problems import MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, Problem, cut
 from ..views.dst import empty_frame
-from .text import (INTENT, MALFORMED, NONE, REQUESTED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, Names, Problem,
-                   answer, cut, is_quoted, key, name, read_value, split_outside_quotes, values)
+from .text import (INTENT, NONE_WORD, REQUESTED, Names, is_quoted, key, name, read_value, split_outside_quotes,
+                   values)
 
 # A slot with no value (none is dropped): bare brackets, which no written value can be.
 NO_VALUES = "[]"
@@ -117,15 +121,15 @@ def parse(text, schemas):
     """``(frames, problems)`` of a state text: frames shaped like the ``dst`` view's
     (``{service, slots: None, state: {active_intent, requested_slots, slot_values}}``),
     names and categorical values in the schema's spelling; ``problems``, what could not be
-    taken, each a ``text.Problem`` (a short phrase with its ``kind``). ``schemas``: a
-    ``Schemas``, or ``schema`` rows. An empty text is a turn without frames. Never raises
-    on the text."""
+    taken, each a ``core.problems.Problem``. ``schemas``: a ``Schemas``, or ``schema``
+    rows. ``text``: a model's output, whose answer is read (``core.answer``); an empty
+    answer is a turn without frames. Never raises on the text."""
     if not isinstance(schemas, Schemas):
         schemas = Schemas.of(schemas)
-    frames, problems = {}, []
+    frames = {}
     if not isinstance(text, str):
         return [], [Problem(MALFORMED, "no text")]
-    text = answer(text)
+    text, problems = answer(text)
     current = None  # the Service whose items are being read; False after an unknown one
     for line in split_outside_quotes(text, "\n"):
         for position, segment in enumerate(split_outside_quotes(line, ";")):
@@ -136,7 +140,8 @@ def parse(text, schemas):
             if known or (header and position == 0):  # a frame begins: a known service, or a line's first name
                 current = known or False
                 if not known:
-                    problems.append(Problem(UNKNOWN_SERVICE, f"unknown service {read_value(header.group(1))!r}"))
+                    written = read_value(header.group(1))
+                    problems.append(Problem(UNKNOWN_SERVICE, f"unknown service {written!r}", written))
                     continue
                 frames.setdefault(known.name, empty_frame(known.name))  # a service named twice: one frame
                 segment = header.group(2)
@@ -165,15 +170,18 @@ def _read_item(item, service, state, problems):
         for part in split_outside_quotes(inside, ","):
             if not part.strip():
                 continue
-            slot = service.slots.get(read_value(part))
+            requested = read_value(part)
+            slot = service.slots.get(requested)
             if slot is None:
-                problems.append(Problem(UNKNOWN_SLOT, f"{service.name}: unknown slot {read_value(part)!r} requested"))
+                problems.append(Problem(UNKNOWN_SLOT, f"{service.name}: unknown slot {requested!r} requested",
+                                        requested))
             elif slot not in state["requested_slots"]:
                 state["requested_slots"].append(slot)
     else:
         slot = service.slots.get(read_value(written))
         if slot is None:
-            problems.append(Problem(UNKNOWN_SLOT, f"{service.name}: unknown slot {read_value(written)!r}"))
+            written = read_value(written)
+            problems.append(Problem(UNKNOWN_SLOT, f"{service.name}: unknown slot {written!r}", written))
             return
         found = [] if text.strip() == NO_VALUES else [read_value(part) for part in split_outside_quotes(text, "|")]
         spelling = service.categorical.get(slot)
@@ -186,12 +194,12 @@ def _read_item(item, service, state, problems):
 def _intent(text, service, problems):
     """The active intent an ``intent=`` item gives: the schema's, NONE, or as written (an
     unknown intent, reported)."""
-    if not is_quoted(text) and key(text) in ("", NONE):
+    if not is_quoted(text) and key(text) in ("", NONE_WORD):
         return NO_INTENT
     written = read_value(text)
     found = service.intents.get(written)
     if found is None:
-        problems.append(Problem(UNKNOWN_INTENT, f"{service.name}: unknown intent {written!r}"))
+        problems.append(Problem(UNKNOWN_INTENT, f"{service.name}: unknown intent {written!r}", written))
     return written if found is None else found
 
 

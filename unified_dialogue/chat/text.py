@@ -7,6 +7,8 @@ build a whole table's texts at once (``written_values``, ``system_texts``)."""
 import json
 import re
 
+from ..core.answer import MARKER_INSIDE, json_text
+
 SYSTEM, USER, ASSISTANT = "system", "user", "assistant"
 # Turns of one role in a row become one message, their utterances joined by this.
 JOIN = "\n"
@@ -16,37 +18,26 @@ SYSTEM_JOIN = "\n\n"
 # The escape rule of every text the project reads back (the ``dst-chat`` and ``nlu-chat``
 # completions; ``nlg`` and ``response`` write values the same way): a name or a value is
 # written as it is where it cannot be mistaken for anything else, else as a JSON string in
-# double quotes (``json.dumps``, non-ASCII kept). The patterns are both Python's and
-# Arrow's (RE2), so that the two writers quote the same texts.
-# - A value is quoted where it holds ``;``, ``|``, ``"``, ``[``, ``]``, a line break or a
-#   tab, begins with a space or a quote, ends with a space, or is empty. "Space" is every
-#   character ``str.strip`` drops (the reader strips), spelled out since RE2's ``\s`` is
-#   ASCII only.
+# double quotes (``core.answer.json_text``, non-ASCII kept). The patterns are both
+# Python's and Arrow's (RE2), so that the two writers quote the same texts.
+# - A value is quoted where it holds ``;``, ``|``, ``"``, ``[``, ``]``, a line break, a
+#   tab or what a reader of a model's output takes for a marker (``</think>``, written
+#   ``<\/think>`` in quotes), begins with a space or a quote, ends with a space, or is
+#   empty. "Space" is every character ``str.strip`` drops (the reader strips), spelled out
+#   since RE2's ``\s`` is ASCII only.
 # - A name (service, intent, slot, label, domain, type) is quoted unless it is letters,
 #   digits, ``_`` and ``-`` only (ASCII), and not a keyword of the forms in any case.
 WHITESPACE = "".join(c for c in map(chr, range(0x3001)) if c.isspace())  # U+3000 is the last
-NEEDS_QUOTES = rf'[;|"\[\]\n\r\t]|^[{WHITESPACE}\']|[{WHITESPACE}]$|^$'
+NEEDS_QUOTES = rf'[;|"\[\]\n\r\t]|^[{WHITESPACE}\']|[{WHITESPACE}]$|^$|{MARKER_INSIDE}'
 _NEEDS_QUOTES = re.compile(NEEDS_QUOTES)
 # Words the forms give a meaning to: a name spelled like one (in any case) is quoted, and
 # the reader takes them as keywords only where they are not quoted.
-INTENT, REQUESTED, NONE, INTENTS, SPANS = "intent", "requested", "none", "intents", "spans"
-KEYWORDS = (INTENT, REQUESTED, NONE, INTENTS, SPANS)
+# ``intent=`` and ``requested=`` items (dst-chat), ``intents:`` and ``spans:`` lines
+# (nlu-chat), ``none`` for no intent or no span (both).
+INTENT, REQUESTED, INTENTS, SPANS, NONE_WORD = "intent", "requested", "intents", "spans", "none"
+KEYWORDS = (INTENT, REQUESTED, INTENTS, SPANS, NONE_WORD)
 NAME_NEEDS_QUOTES = rf"[^A-Za-z0-9_\-]|^$|^(?i:{'|'.join(KEYWORDS)})$"
 _NAME_NEEDS_QUOTES = re.compile(NAME_NEEDS_QUOTES)
-
-
-# What chat models put around an answer: a reasoning block before it, a code fence around it.
-_REASONING = re.compile(r"\s*<think>.*?</think>", re.S)
-_FENCE = re.compile(r"\s*```[^\n]*\n(.*?)\n?```\s*", re.S)
-
-
-def answer(text):
-    """The answer in a model's text: without a leading ``<think>…</think>`` block, and
-    without a code fence around the whole of it. A text the project writes never begins
-    with either (a name that would is quoted), so a gold text is unchanged."""
-    text = _REASONING.sub("", text, count=1) if text.lstrip().startswith("<think>") else text
-    fenced = _FENCE.fullmatch(text)
-    return fenced.group(1) if fenced else text
 
 
 def message(role, content):
@@ -85,8 +76,9 @@ def compose(system, turns, completion):
 
 
 def quoted(text):
-    """``text`` as a JSON string: in double quotes, with JSON escapes, non-ASCII kept."""
-    return json.dumps(text, ensure_ascii=False)
+    """``text`` as a JSON string: in double quotes, with JSON escapes, non-ASCII kept
+    (``core.answer.json_text``)."""
+    return json_text(text)
 
 
 def value(text):
@@ -210,27 +202,6 @@ class Names:
 def key(name):
     """A name compared without case and extra spaces."""
     return " ".join(name.split()).casefold()
-
-
-# The kinds of problem a reader reports: a text it cannot read (whole), and a readable text
-# naming a service, slot or intent the schema does not have.
-MALFORMED, UNKNOWN_SERVICE, UNKNOWN_SLOT, UNKNOWN_INTENT = "malformed", "unknown_service", "unknown_slot", \
-    "unknown_intent"
-
-
-class Problem(str):
-    """What a reader could not take from a text: a short phrase, with its ``kind``."""
-
-    def __new__(cls, kind, phrase):
-        problem = super().__new__(cls, phrase)
-        problem.kind = kind
-        return problem
-
-
-def cut(text, width=40):
-    """``text`` on one line, at most ``width`` characters, for a problem's phrase."""
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 # ---------------------------------------------------------------- service schemas

@@ -15,9 +15,8 @@ Without a chat template (``plain_text``) the messages are written one after anot
 ``Role: content``, separated by a blank line, and the prompt ends with ``Assistant:``.
 """
 
-import json
-
 from ..chat.agent import plain_messages, plain_tools
+from ..core.answer import json_text
 
 TOOLS_HEADER = ("Tools: to call one, answer with <tool_call>{\"name\": <tool name>, \"arguments\": "
                 "{<argument>: <value>, ...}}</tool_call>. The tools:")
@@ -25,7 +24,7 @@ ROLE_NAMES = {"system": "System", "user": "User", "assistant": "Assistant"}
 
 
 def dumps(value):
-    return json.dumps(value, ensure_ascii=False)
+    return json_text(value)  # a gold call is its own answer (core.answer)
 
 
 def call_text(call):

@@ -15,14 +15,16 @@ with the metrics FaithCritic is evaluated with (the FaithDial repository's
   with neither a row nor a prediction).
 
 ``Hallucination`` is the positive class (``positive``): what a critic detects. A text is
-read leniently (``read_label``): a reasoning block before it and a code fence around it
-dropped (``chat.text.answer``), then spaces, quotes, backticks, asterisks and a final
-period around the word, any case. A text that is not one label is ``malformed``: counted,
-and scored as no label (wrong: a miss of the row's label, a prediction of none).
+read leniently (``read_label``): its answer, as every scorer reads it (``core.answer``:
+reasoning blocks before it and a code fence around it dropped), then without spaces,
+quotes, backticks, asterisks and a final period around the word, in any case. A text that
+is not one label (or whose reasoning never ends) is ``malformed``: counted, and scored as
+no label (wrong: a miss of the row's label, a prediction of none).
 ``row_scores`` scores one row; the corpus metrics are made from its values.
 """
 
-from ..chat.text import MALFORMED, Problem, answer, cut
+from ..core.answer import answer
+from ..core.problems import MALFORMED, Problem, cut
 from ..views.faithfulness import CRITIC_LABELS, POSITIVE
 from .rows import ScoringError, get, pair
 
@@ -33,15 +35,19 @@ _LABELS = {label.casefold(): label for label in CRITIC_LABELS}
 
 
 def read_label(text):
-    """The label a model's text gives, or None where it gives no one label.
+    """``(label, problems)``: the label a model's text gives (None where it gives no one
+    label), and the problems of reading its answer (``core.answer``).
 
     Example:
-        >>> read_label("**Hallucination.**"), read_label("<think>A date.</think> entailment"), read_label("Maybe")
-        ('Hallucination', 'Entailment', None)
+        >>> read_label("**Hallucination.**")[0], read_label("<think>A date.</think> entailment")[0]
+        ('Hallucination', 'Entailment')
+        >>> read_label("Maybe")
+        (None, [])
     """
-    word = answer(text).strip(WRAPPING)
+    word, problems = answer(text)
+    word = word.strip(WRAPPING)
     word = word[:-1].strip(WRAPPING) if word.endswith(".") else word
-    return _LABELS.get(word.casefold())
+    return _LABELS.get(word.casefold()), problems
 
 
 def gold_of(row):
@@ -56,9 +62,9 @@ def row_scores(text, gold):
     ``gold``, the row's label. ``values``: ``accuracy`` (1.0 or 0.0), ``label`` (the
     gold), ``predicted`` (the label read, None where none); ``problems``: a ``malformed``
     problem where a text gives no label."""
-    predicted = None if text is None else read_label(text)
-    problems = [] if predicted is not None or text is None else [
-        Problem(MALFORMED, f"not one of {', '.join(CRITIC_LABELS)}: {cut(text)!r}")]
+    predicted, problems = (None, []) if text is None else read_label(text)
+    if text is not None and predicted is None and not problems:
+        problems = [Problem(MALFORMED, f"not one of {', '.join(CRITIC_LABELS)}: {cut(text)!r}")]
     return {ACCURACY: float(predicted == gold), "label": gold, "predicted": predicted}, problems
 
 

@@ -5,12 +5,12 @@ SGD-format predictions of the same states."""
 
 from dataclasses import dataclass
 
-from ..chat.text import answer
-from ..views.d3st_text import Legend, LegendError, Unknown, parse
+from ..core.problems import MALFORMED, UNKNOWN_INTENT, UNKNOWN_SLOT
+from ..views.d3st_text import Legend, LegendError, parse
 from ..views.dst import empty_frame
 from .dst import ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL, \
     Turn, read_frames, row_values, score_dst, service_slots, turn_scores
-from .rows import ScoringError, fail, get, pair
+from .rows import ScoringError, counted, fail, get, pair
 
 # What level ``dst`` does not predict, left out of its metrics.
 INTENT_METRICS = (ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL)
@@ -48,7 +48,7 @@ def row_scores(text, row, *, use_fuzzy_match=True):
     its ``Reference``."""
     reference = row if isinstance(row, Reference) else Reference.of(row)
     legend = reference.legend
-    frames, problems = parse(answer(text), legend) if text is not None else ([empty_frame(legend.service)], [])
+    frames, problems = parse(text, legend) if text is not None else ([empty_frame(legend.service)], [])
     turn = Turn("", 0, "", reference.frames, read_frames({"frames": frames}, reference.where))
     values = row_values(turn_scores(turn, reference.slots, use_fuzzy_match))
     if legend.level == "dst":
@@ -98,8 +98,7 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
                            "joint_acc_across_turn (a joint accuracy across the frames of a turn)")
     pairs = pair(predictions, rows, allow_missing=allow_missing)
     turns, references, slots_of, seen, levels = {}, {}, {}, set(), set()
-    malformed, problems_of = list(pairs.malformed), {}
-    unknown = {"slot": [], "intent": []}
+    problems_of = pairs.problems
     for row, text in pairs:
         identifier = row["id"]
         where = f"row {identifier}"
@@ -122,13 +121,9 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
         if text is None:  # scored as an empty frame below, as a frame no text predicts
             frames = []
         else:
-            frames, problems = parse(answer(text), legend)
+            frames, problems = parse(text, legend)
             if problems:
                 problems_of[identifier] = problems
-            for kind in sorted({p.kind for p in problems if isinstance(p, Unknown)}):
-                unknown[kind].append(identifier)
-            if any(not isinstance(p, Unknown) for p in problems):
-                malformed.append(identifier)
         turns[key]["frames"].extend(frames)
     not_predicted = 0
     for key, turn in turns.items():
@@ -148,9 +143,9 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
     if levels == {"dst"}:
         metrics = {group: {m: v for m, v in values.items() if m not in INTENT_METRICS}
                    for group, values in metrics.items()}
-    metrics.update(malformed=len(malformed), malformed_ids=malformed, malformed_problems=problems_of,
-                   unknown_slots=len(unknown["slot"]), unknown_slots_ids=unknown["slot"],
-                   unknown_intents=len(unknown["intent"]), unknown_intents_ids=unknown["intent"],
+    metrics.update(counted(problems_of, (MALFORMED, UNKNOWN_SLOT, UNKNOWN_INTENT)),
+                   malformed_problems={identifier: list(map(str, problems))
+                                       for identifier, problems in problems_of.items()},
                    frames_not_predicted=not_predicted, missing=len(pairs.absent), missing_ids=pairs.absent)
     if per_row:
         metrics["per_row"] = [{"id": row["id"], **row_scores(text, row, use_fuzzy_match=use_fuzzy_match)[0]}

@@ -15,7 +15,6 @@ one (``frames_not_predicted``) and, with ``allow_missing``, the rows without a p
 from dataclasses import replace
 
 from ..chat.state import Schemas, parse
-from ..chat.text import MALFORMED
 from ..views.dst import empty_frame
 from .dst import Turn, read_frames, row_values, score_dst, turn_scores
 from .rows import ScoringError, counted, get, pair
@@ -112,14 +111,14 @@ def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_sc
     pairs = pair(predictions, rows, allow_missing=allow_missing)
     by_id = {get(row, "id", str, "reference row"): row for row in references}
     known = Schemas.of(schemas)
-    scored, ids, not_predicted = [], {MALFORMED: list(pairs.malformed)}, 0
+    scored, problems_of, not_predicted = [], pairs.problems, 0
     for row, text in pairs:
         reference = by_id.get(row["id"])
         if reference is None:
             raise ScoringError(f"row {row['id']!r}: no dst reference row has this id")
         frames, problems, absent = predicted_frames(text, reference["frames"], known)
-        for kind in dict.fromkeys(problem.kind for problem in problems):
-            ids.setdefault(kind, []).append(row["id"])
+        if problems:
+            problems_of[row["id"]] = problems
         not_predicted += absent
         scored.append({"dialogue_id": reference["dialogue_id"], "turn_index": reference["turn_index"],
                        "frames": frames})
@@ -129,6 +128,6 @@ def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_sc
         by_turn = {(record.pop("dialogue_id"), record.pop("turn_index")): record for record in metrics.pop("per_row")}
         metrics["per_row"] = [{"id": row["id"], **by_turn[turn["dialogue_id"], turn["turn_index"]]}
                               for (row, _), turn in zip(pairs, scored)]
-    metrics.update(counted(ids), frames_not_predicted=not_predicted, missing=len(pairs.absent),
+    metrics.update(counted(problems_of), frames_not_predicted=not_predicted, missing=len(pairs.absent),
                    missing_ids=pairs.absent)
     return metrics

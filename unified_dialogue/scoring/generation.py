@@ -2,12 +2,18 @@
 ``-chat`` configs: GEM-metrics' lexical metrics (``scoring.gem``), SGD's slot error rate
 (``scoring.ser``) and the overlap with FaithDial's knowledge (``scoring.knowledge``), overall
 and broken down by any column of the rows. docs/scoring.md says what each number is.
+
+What is scored of a model's output is its reply, the answer (``core.answer``): no reasoning
+block, and the content of a code fence around the whole reply. An output whose reasoning
+never ends has no reply: it is scored as an empty one and counted ``malformed``.
 """
 
 from ..chat import SUFFIX
+from ..core.answer import answer
+from ..core.problems import MALFORMED
 from .gem import LEXICAL_METRICS, gem_scores, sentence_chrf
 from .knowledge import overlap
-from .rows import ScoringError, pair, shown
+from .rows import ScoringError, counted, pair, shown
 from .ser import noncategorical_slots, row_service, row_slot_values, seen_tag, ser, slot_error, train_service_names
 
 METRICS = LEXICAL_METRICS + ("ser", "knowledge")
@@ -111,7 +117,15 @@ ROW_METRICS = {"chrf": ("sentence_chrf",), "ser": ("slot_accuracy",),
 
 
 def row_scores(text, row, metrics, noncategorical=None, references=None):
-    """The per-row scores of one generated text: for each of ``metrics`` (names of
+    """``(scores, problems)`` of one model output: ``reply_scores`` of its reply (the
+    answer, ``core.answer``), and ``[]`` or the ``malformed`` problem of an output without
+    one (a reasoning block that never ends: scored as an empty reply)."""
+    reply, problems = answer(text)
+    return reply_scores(reply, row, metrics, noncategorical, references), problems
+
+
+def reply_scores(text, row, metrics, noncategorical=None, references=None):
+    """The per-row scores of one generated reply: for each of ``metrics`` (names of
     ``ROW_METRICS``), ``sentence_chrf`` (sacrebleu's sentence chrF / 100, ``gem.sentence_chrf``),
     ``slot_accuracy`` (1.0 where the text has every value of the turn's non-categorical
     slots, the rule of ``ser.slot_error``: the corpus SER is 100 × (1 − their mean)) and
@@ -146,7 +160,7 @@ def _metrics_of(pairs, metrics, tokenizer, noncategorical):
                                  tokenizer=tokenizer))
     per_row = [name for name in ("ser", "knowledge") if name in metrics]
     if per_row and pairs:  # the means of the rows' own scores
-        records = [row_scores(text, row, per_row, noncategorical) for row, text in pairs]
+        records = [reply_scores(text, row, per_row, noncategorical) for row, text in pairs]
         if "ser" in per_row:
             values["ser"] = ser([record["slot_accuracy"] == 0.0 for record in records])
         if "knowledge" in per_row:
@@ -212,7 +226,9 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
         ``{group: {metric: value}}`` with the group ``"all"``, under GEM-metrics' key names
         (``"N"``: the number of predictions scored) plus ``"ser"`` (percent) and
         ``"knowledge_precision"``, ``"knowledge_recall"``, ``"knowledge_f1"``; and
-        ``"misses"`` and ``"malformed"``: ``{"count": n, "ids": [...]}``.
+        ``"misses"`` and ``"malformed"``: ``{"count": n, "ids": [...]}`` (``malformed``: a
+        prediction that is not a text, not scored, and an output whose reasoning never
+        ends, scored as an empty reply).
 
     Example:
         >>> rows = [{"id": "sgd/test/1_00000/1", "references": ["Which city are you in?"]}]
@@ -238,7 +254,13 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
     noncategorical = noncategorical_slots(schemas) if schemas is not None else {}
     train_services = train_service_names(train_schemas)
     paired = pair(predictions, rows, allow_missing=allow_missing)
-    pairs = [(row, text) for row, text in paired if text is not None]
+    pairs, problems_of = [], paired.problems
+    for row, text in paired:
+        if text is not None:
+            reply, problems = answer(text)
+            if problems:
+                problems_of[row["id"]] = problems
+            pairs.append((row, reply))
 
     groups = {OVERALL: pairs}
     for column in group_by:
@@ -250,7 +272,9 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
     result = {name: _metrics_of(members, metrics, tokenizer, noncategorical) for name, members in groups.items()}
     if per_row:
         scored = ["chrf"] + [name for name in ("ser", "knowledge") if name in metrics]
-        result["per_row"] = [{"id": row["id"], **row_scores(text, row, scored, noncategorical)} for row, text in pairs]
+        result["per_row"] = [{"id": row["id"], **reply_scores(text, row, scored, noncategorical)}
+                             for row, text in pairs]
+    malformed = counted(problems_of, (MALFORMED,))
     result["misses"] = {"count": len(paired.absent), "ids": paired.absent}
-    result["malformed"] = {"count": len(paired.malformed), "ids": paired.malformed}
+    result["malformed"] = {"count": malformed["malformed"], "ids": malformed["malformed_ids"]}
     return result

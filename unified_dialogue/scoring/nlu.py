@@ -110,17 +110,17 @@ def score_nlu(predictions, rows, *, references=None, schemas=None, load_rows=Non
         rows = rows.select_columns(["id"])
     pairs = pair(predictions, rows, allow_missing=allow_missing)
     by_id = {get(row, "id", str, "reference row"): row for row in references}
-    ids, each = {"malformed": list(pairs.malformed)}, []
+    problems_of, each = pairs.problems, []
     for row, text in pairs:
         reference = by_id.get(row["id"])
         if reference is None:
             raise ScoringError(f"row {row['id']!r}: no nlu reference row has this id")
         scores, problems = score_row("" if text is None else text, reference, known)
-        for kind in dict.fromkeys(problem.kind for problem in problems):
-            ids.setdefault(kind, []).append(row["id"])
+        if problems:
+            problems_of[row["id"]] = problems
         each.append({"id": row["id"], **scores})
     metrics = corpus_scores(each)
-    metrics.update(counted(ids), missing=len(pairs.absent), missing_ids=pairs.absent)
+    metrics.update(counted(problems_of), missing=len(pairs.absent), missing_ids=pairs.absent)
     if per_row:
         metrics["per_row"] = each
     return metrics

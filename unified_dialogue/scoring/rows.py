@@ -10,8 +10,8 @@ metrics that ``write_metrics`` writes.
 
 import json
 
-from ..chat.text import MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT
 from ..core.errors import UnifiedDialogueError, with_article
+from ..core.problems import MALFORMED, UNKNOWN_INTENT, UNKNOWN_SERVICE, UNKNOWN_SLOT, UNKNOWN_TOOL, Problem, unreadable
 from ..core.sources import argument
 
 
@@ -151,6 +151,11 @@ class Pairs(list):
                          delay=2, leave=False))
 
     @property
+    def problems(self):
+        """``{id: [a malformed Problem]}`` of the rows whose prediction was not a string."""
+        return {identifier: [Problem(MALFORMED, "the prediction is not a text")] for identifier in self.malformed}
+
+    @property
     def absent(self):
         """The ids of the rows without any prediction (``missing`` but not ``malformed``)."""
         malformed = set(self.malformed)
@@ -259,15 +264,33 @@ def pair(predictions, rows, *, key="id", allow_missing=False, kind=str):
 
 # ---------------------------------------------------------------- counts of problems
 
-# The counts of rows by the kind of problem their text has (``text.Problem.kind``).
+# The count of the rows with each kind of problem (``core.problems.KINDS``), and its key.
 COUNTS = {MALFORMED: "malformed", UNKNOWN_SERVICE: "unknown_services", UNKNOWN_SLOT: "unknown_slots",
-          UNKNOWN_INTENT: "unknown_intents"}
+          UNKNOWN_INTENT: "unknown_intents", UNKNOWN_TOOL: "unknown_tools"}
 
 
-def counted(ids):
-    """``{count: n, count_ids: [...]}`` for each kind of problem (``COUNTS``), from ``{kind:
-    ids of the rows whose text has it}``: a row is counted once in each kind it has."""
+def counted(problems_of, kinds=(MALFORMED, UNKNOWN_SERVICE, UNKNOWN_SLOT, UNKNOWN_INTENT)):
+    """The counts a scorer reports of its rows' problems.
+
+    Args:
+        problems_of: ``{row id: the problems of its text}`` (``core.problems.Problem``s), in
+            the order the ids are listed.
+        kinds: the kinds the scorer reports (``COUNTS``).
+
+    Returns:
+        ``{count: n, count_ids: [...]}`` for each of ``kinds``: ``malformed``, the rows whose
+        text is unreadable (``core.problems.unreadable``, the test the rewards' 0.0 uses);
+        each ``unknown_<what>``, the rows whose text names such a thing, once each.
+
+    Example:
+        >>> counted({"a": [Problem(MALFORMED, "no [states]")], "b": []}, (MALFORMED,))
+        {'malformed': 1, 'malformed_ids': ['a']}
+    """
     metrics = {}
-    for kind, count in COUNTS.items():
-        metrics.update({count: len(ids.get(kind, [])), f"{count}_ids": ids.get(kind, [])})
+    for kind in kinds:
+        if kind == MALFORMED:
+            ids = [identifier for identifier, problems in problems_of.items() if unreadable(problems)]
+        else:
+            ids = [identifier for identifier, problems in problems_of.items() if any(p.kind == kind for p in problems)]
+        metrics.update({COUNTS[kind]: len(ids), f"{COUNTS[kind]}_ids": ids})
     return metrics

@@ -1,15 +1,20 @@
 """Tool-call scores on ``agent-call-chat`` rows: a model's raw output parsed into tool calls
 and compared with the row's gold call.
 
+The calls are read from the answer of the output (``core.answer``): never from a reasoning
+block before it (a call drafted there is not made), and without a code fence around it.
 Parsed encodings (``parse_tool_calls``): a JSON object ``{"name", "arguments"}`` (or
-``"parameters"``); a JSON list of such objects; one or more ``<tool_call>…</tool_call>``
-blocks (the closing tag may be cut off; a block that does not parse is passed over);
-OpenAI's ``{"type": "function", "function": {"name", "arguments"}}`` with the arguments as a
-JSON string, or a whole message with ``tool_calls``. The JSON may sit in a code fence or
-after some text; the first JSON value that parses is taken (the whole output is tried as
-JSON first, and a block's JSON is read to its own end, so that a value may hold the tags).
-Output with no call in any of these forms is malformed: a counted miss, its id listed. A call naming none of the row's tools is readable: counted as
-``unknown_tools`` (its id listed), and a miss of the name.
+``"parameters"``); a JSON list of such objects; OpenAI's ``{"type": "function",
+"function": {"name", "arguments"}}`` with the arguments as a JSON string, or a whole message
+with ``tool_calls``; one or more ``<tool_call>…</tool_call>`` blocks (the closing tag may be
+cut off; a block that does not parse is passed over) holding such JSON, or the XML of
+Qwen3.5 and Nemotron 3 (``<function=NAME><parameter=KEY>VALUE</parameter>``) or of GLM-4.5
+(``NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>``); gpt-oss's harmony calls
+(``to=functions.NAME … <|message|>ARGS<|call|>``). The JSON may follow some text: the first
+JSON value that is a call is taken (the whole answer is tried as JSON first, and a block's
+JSON is read to its own end, so that a value may hold the tags). Output with no call in any
+of these forms is malformed: a counted miss, its id listed. A call naming none of the row's
+tools is readable: counted as ``unknown_tools`` (its id listed), and a miss of the name.
 
 The first call of the output is the prediction (the gold completion holds one call); any
 further ones are counted as ``extra_calls``. Metrics, over all rows:
@@ -30,16 +35,22 @@ import json
 import re
 
 from ..chat.agent import loaded
-from ..chat.text import MALFORMED, Problem
+from ..core.answer import answer, json_text
+from ..core.problems import MALFORMED, UNKNOWN_TOOL, Problem
+from .rows import ScoringError, counted, pair
 
-from .rows import ScoringError, pair
-
-UNKNOWN_TOOL = "unknown_tool"
 OPEN = "<tool_call>"
 BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.S)
 DECODER = json.JSONDecoder()
 SPACES = re.compile(r"\s*")
-FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)(?:```|\Z)", re.S)
+JSON_START = re.compile(r"[\[{]")
+# The XML the chat templates of Qwen3.5 and Nemotron 3, and of GLM-4.5, write a call in.
+FUNCTION = re.compile(r"\s*<function=([^\n>]+)>(.*?)(?:</function>|\Z)", re.S)
+PARAMETER = re.compile(r"<parameter=([^>\n]+)>\s*(.*?)\s*</parameter>", re.S)
+GLM_CALL = re.compile(r"\s*([^\s<]+)\s*(<arg_key>.*)", re.S)
+GLM_ARGUMENT = re.compile(r"<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)</arg_value>", re.S)
+# A harmony call: the recipient in the message's header, the arguments its content.
+HARMONY_CALL = re.compile(r"to=functions\.([^\s<]+)(?:(?!<\|message\|>).)*<\|message\|>(.*?)(?:<\|call\|>|\Z)", re.S)
 
 
 class MalformedOutput(ValueError):
@@ -47,24 +58,43 @@ class MalformedOutput(ValueError):
 
 
 def parse_tool_calls(text):
-    """The tool calls in a model's raw output, as ``[(name, arguments)]``; raises
-    MalformedOutput where there is none. The whole text as JSON is tried first, then its
-    ``<tool_call>`` blocks, then the first JSON value of the text."""
+    """The tool calls in the answer of a model's raw output (``core.answer``), as ``[(name,
+    arguments)]``; raises MalformedOutput where there is none (or no answer: a reasoning
+    block that never ends). The whole answer as JSON is tried first, then its
+    ``<tool_call>`` blocks, then its harmony calls, then the first JSON value of the text
+    that is a call."""
+    text, problems = answer(text)
+    if problems:
+        raise MalformedOutput(str(problems[0]))
     try:
         calls = calls_of(json.loads(text))
     except (ValueError, MalformedOutput):  # not one JSON call: blocks, or JSON among other text
         calls = []
     if not calls:
-        calls = block_calls(text) if OPEN in text else calls_of(json_value(text))
+        if OPEN in text:
+            calls = block_calls(text)
+        elif HARMONY_CALL.search(text):
+            calls = [call for found in HARMONY_CALL.finditer(text) for call in _or_none(harmony_call, found)]
+        else:
+            calls = _or_none(first_calls, text)
     if not calls:
         raise MalformedOutput("no tool call")
     return calls
 
 
+def _or_none(read, *args):
+    """``read(*args)``, or no call where it does not parse."""
+    try:
+        return read(*args)
+    except MalformedOutput:
+        return []
+
+
 def block_calls(text):
     """The calls of every ``<tool_call>`` block: its JSON read whole (so that a value may
     hold ``</tool_call>``), or failing that the block up to its closing tag (which may be
-    cut off); a block that does not parse is passed over."""
+    cut off), as JSON or as the XML of a chat template; a block that does not parse is
+    passed over."""
     calls, pos = [], 0
     while text.find(OPEN, pos) >= 0:
         start = text.find(OPEN, pos)
@@ -75,30 +105,35 @@ def block_calls(text):
         except (ValueError, MalformedOutput):  # not a call in JSON to its end
             block = BLOCK.match(text, start)
             pos = block.end()
-        try:
-            calls += calls_of(json_value(block.group(1)))
-        except MalformedOutput:
-            continue
+        calls += _or_none(first_calls, block.group(1)) or xml_calls(block.group(1))
     return calls
 
 
-def json_value(text):
-    """The first JSON value of ``text``: the whole text, a code fence's content, or the
-    first value starting at a ``{`` or ``[`` that parses."""
-    fenced = FENCE.search(text)
-    for candidate in ([fenced.group(1)] if fenced else []) + [text]:
-        candidate = candidate.strip()
+def first_calls(text):
+    """The calls of the first JSON value of ``text`` (starting at a ``{`` or ``[``) that is
+    a call."""
+    for start in (match.start() for match in JSON_START.finditer(text)):
         try:
-            return json.loads(candidate)
-        except ValueError:
-            pass
-        decoder = json.JSONDecoder()
-        for start in (m.start() for m in re.finditer(r"[\[{]", candidate)):
-            try:
-                return decoder.raw_decode(candidate, start)[0]
-            except ValueError:
-                continue
-    raise MalformedOutput("no JSON value")
+            return calls_of(DECODER.raw_decode(text, start)[0])
+        except (ValueError, MalformedOutput):
+            continue
+    raise MalformedOutput("no JSON call")
+
+
+def xml_calls(block):
+    """The call of a block in a chat template's XML (values as written, ``text``), or none."""
+    function = FUNCTION.match(block)
+    if function:
+        return [(function.group(1).strip(), dict(PARAMETER.findall(function.group(2))))]
+    glm = GLM_CALL.fullmatch(block)
+    if glm:
+        return [(glm.group(1), {key.strip(): value for key, value in GLM_ARGUMENT.findall(glm.group(2))})]
+    return []
+
+
+def harmony_call(found):
+    """The call of a harmony ``to=functions.NAME`` message (a ``HARMONY_CALL`` match)."""
+    return calls_of({"name": found.group(1), "arguments": found.group(2)})
 
 
 def calls_of(value):
@@ -177,8 +212,8 @@ def gold_of(row):
 def row_scores(text, gold):
     """The per-row scores of one output: ``(scores, problems)``, where ``gold`` is
     ``gold_of(row)`` and ``text`` None means no prediction; ``problems``: a
-    ``chat.text.Problem`` of kind ``malformed`` (no call could be read) or ``unknown_tool``
-    (the call names none of the row's tools), or none.
+    ``core.problems.Problem`` of kind ``malformed`` (no call could be read) or
+    ``unknown_tool`` (the call names none of the row's tools, ``name``), or none.
 
     ``scores``: ``call_accuracy`` and ``joint_accuracy`` (1.0 or 0.0), ``argument_f1`` (the
     row's own F1 over (slot, value) pairs; 0.0 for a wrong function or an unreadable
@@ -194,7 +229,8 @@ def row_scores(text, gold):
         (predicted_name, predicted_arguments), *extra = parse_tool_calls(text)
     except MalformedOutput as error:
         return scores, [Problem(MALFORMED, str(error))]
-    problems = [] if predicted_name in tool_names else [Problem(UNKNOWN_TOOL, f"no tool {predicted_name!r}")]
+    problems = [] if predicted_name in tool_names else [Problem(UNKNOWN_TOOL, f"no tool {predicted_name!r}",
+                                                                predicted_name)]
     predicted = {slot: value_key(value, properties.get(slot)) for slot, value in predicted_arguments.items()}
     scores.update(arguments_predicted=len(predicted), extra_calls=len(extra))
     if predicted_name == name:
@@ -233,24 +269,24 @@ def score_tool_calls(predictions, rows, *, allow_missing=False, per_row=False):
     """
     totals = dict(rows=0, names=0, joint=0, right=0, predicted=0, gold=0, extra=0)
     pairs = pair(predictions, rows, allow_missing=allow_missing)
-    malformed, unknown, records = list(pairs.malformed), [], []
+    problems_of, records = pairs.problems, []
     for row, text in pairs:
         scores, problems = row_scores(text, gold_of(row))
-        for problem in problems:
-            (malformed if problem.kind == MALFORMED else unknown).append(row["id"])
+        if problems:
+            problems_of[row["id"]] = problems
         totals["rows"] += 1
         for total, key in (("names", "call_accuracy"), ("joint", "joint_accuracy"), ("right", "arguments_right"),
                            ("predicted", "arguments_predicted"), ("gold", "arguments_gold"), ("extra", "extra_calls")):
             totals[total] += scores[key]
         if per_row:
             records.append({"id": row["id"], **scores})
-    result = metrics(totals, malformed, unknown, pairs.absent)
+    result = metrics(totals, problems_of, pairs.absent)
     if per_row:
         result["per_row"] = records
     return result
 
 
-def metrics(totals, malformed, unknown, missing):
+def metrics(totals, problems_of, missing):
     def ratio(part, whole):
         return part / whole if whole else 1.0
 
@@ -265,10 +301,7 @@ def metrics(totals, malformed, unknown, missing):
         "argument_recall": recall,
         "argument_f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
         "extra_calls": totals["extra"],
-        "malformed": len(malformed),
-        "malformed_ids": malformed,
-        "unknown_tools": len(unknown),
-        "unknown_tools_ids": unknown,
+        **counted(problems_of, (MALFORMED, UNKNOWN_TOOL)),
         "missing": len(missing),
         "missing_ids": missing,
     }
@@ -277,13 +310,14 @@ def metrics(totals, malformed, unknown, missing):
 def gold_text(row, form="json"):
     """The gold call of a row as a model might write it: ``json`` (``{"name",
     "arguments"}``), ``tool_call`` (that object in a ``<tool_call>`` block) or ``openai``
-    (``{"type": "function", "function": {"name", "arguments": "<JSON text>"}}``)."""
+    (``{"type": "function", "function": {"name", "arguments": "<JSON text>"}}``), in JSON
+    that is its own answer (``core.answer.json_text``)."""
     name, arguments, _ = gold_call(row)
     call = {"name": name, "arguments": arguments}
     if form == "json":
-        return json.dumps(call, ensure_ascii=False)
+        return json_text(call)
     if form == "tool_call":
-        return f"<tool_call>\n{json.dumps(call, ensure_ascii=False)}\n</tool_call>"
+        return f"<tool_call>\n{json_text(call)}\n</tool_call>"
     if form == "openai":
-        return json.dumps({"type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}})
+        return json_text({"type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}})
     raise ValueError(f"unknown form {form!r}: json, tool_call or openai")

@@ -3,9 +3,11 @@ the reader of a target's markers and entries.
 
 A value is written as it is (*plain*) when reading it back cannot mistake it for anything
 else; otherwise as a JSON string literal (``"..."``, with ``\\"``, ``\\\\``, ``\\n`` and
-``\\uXXXX`` for control characters). A value is plain when it is not empty; has no
-leading, trailing or repeated space and no other white space (line breaks, tabs); does not
-start with ``"``; holds no ``[`` or ``]`` (the markers' brackets); is not ``|`` and does
+``\\uXXXX`` for control characters, ``<\\/think>``: ``core.answer.json_text``). A value is
+plain when it is not empty; has no leading, trailing or repeated space and no other white
+space (line breaks, tabs); does not start with ``"``; holds no ``[`` or ``]`` (the markers'
+brackets) and nothing a reader of a model's output takes for a marker (``</think>``,
+``<|``: ``core.answer.MARKER_INSIDE``); is not ``|`` and does
 not start with ``| ``, end with `` |`` or hold `` | `` (the separator of values); holds no
 digits followed by the delimiter at a word start (``5=``, ``4:`` with ``:``: the start of
 a slot entry, spaces before the delimiter included); and, for a slot shown as multiple
@@ -28,14 +30,19 @@ import functools
 import json
 import re
 
+from ..core.answer import MARKER_INSIDE, json_text
+from ..core.problems import MALFORMED, Problem, cut
+
 VALUE_SEPARATOR = " | "
-STATES, INTENTS, REQUESTED = "[states]", "[intents]", "[req_slots]"
+# The markers of a target's sections, in their order.
+STATES_MARKER, INTENTS_MARKER, REQUESTED_MARKER = "[states]", "[intents]", "[req_slots]"
+SECTION_MARKERS = (STATES_MARKER, INTENTS_MARKER, REQUESTED_MARKER)
 # The characters of the format's own structure, never part of a delimiter: markers'
 # brackets, the separator of values, quotes and their escape, option letters' ``)``.
 RESERVED = '[]|"\\)'
 
 _LETTER = re.compile(r"(\d*)\s*([a-zA-Z])\)?")
-_BRACKETS = re.compile(r"[\[\]]")
+_NOT_PLAIN = re.compile(rf"[\[\]]|{MARKER_INSIDE}")
 
 
 def delimiter_problem(delimiter):
@@ -74,14 +81,14 @@ def letter_of(text):
 def plain(value, delimiter, lettered=False):
     """Whether ``value`` reads back as itself when written as it is (the rule above)."""
     return (bool(value) and value == " ".join(value.split())
-            and not value.startswith('"') and not _BRACKETS.search(value)
+            and not value.startswith('"') and not _NOT_PLAIN.search(value)
             and VALUE_SEPARATOR not in f" {value} " and not entry_start(delimiter).search(value)
             and not (lettered and letter_of(value)))
 
 
 def written(value, delimiter, lettered=False):
     """One value as the target writes it: as it is when plain, else as a JSON string."""
-    return value if plain(value, delimiter, lettered) else json.dumps(value, ensure_ascii=False)
+    return value if plain(value, delimiter, lettered) else json_text(value)
 
 
 @functools.lru_cache(maxsize=16)
@@ -97,7 +104,7 @@ def written_text(text, delimiter):
     else as a JSON string (nothing reads the input back; the rule keeps it unambiguous)."""
     if plain(text, delimiter) and not _input_entry(delimiter).search(text):
         return text
-    return json.dumps(text, ensure_ascii=False)
+    return json_text(text)
 
 
 def written_values(values, delimiter, lettered=False):
@@ -130,36 +137,28 @@ def read_values(text, pos, stop, problems, where):
                     pos = separator.end()
                     continue
                 if text[after:end].strip():
-                    problems.append(f"{where}: {text[after:end].strip()[:40]!r} after a quoted value")
+                    problems.append(Problem(MALFORMED, f"{where}: {cut(text[after:end])!r} after a quoted value"))
                 return values, end
-            problems.append(f"{where}: a quote that opens no JSON string")
-        cut = text.find(VALUE_SEPARATOR, pos, end)
-        values.append((text[pos:end if cut < 0 else cut].strip(), False))
-        if cut < 0:
+            problems.append(Problem(MALFORMED, f"{where}: a quote that opens no JSON string"))
+        separator_at = text.find(VALUE_SEPARATOR, pos, end)
+        values.append((text[pos:end if separator_at < 0 else separator_at].strip(), False))
+        if separator_at < 0:
             return values, end
-        pos = cut + len(VALUE_SEPARATOR)
+        pos = separator_at + len(VALUE_SEPARATOR)
 
 
-_MARKERS = re.compile(r"\[\s*(states|intents|req_slots)\s*\]", re.IGNORECASE)
-
-
-class Unknown(str):
-    """A problem that is a readable id the legend lacks: ``kind`` (``slot`` or ``intent``)
-    and ``id`` say which."""
-
-    def __new__(cls, kind, identifier, where):
-        problem = super().__new__(cls, f"{where}: {kind} id {identifier} is not in the legend")
-        problem.kind, problem.id = kind, identifier
-        return problem
+_SECTION = re.compile(r"\[\s*(" + "|".join(re.escape(marker[1:-1]) for marker in SECTION_MARKERS) + r")\s*\]",
+                      re.IGNORECASE)
 
 
 def read_sections(text, delimiter):
-    """Marker name -> its entries (``states``: ``[(id, [(value, quoted)])]``; the others:
-    their tokens), and problems. Left to right, so that a quoted value may hold anything."""
+    """Marker (``SECTION_MARKERS``) -> its entries (``[states]``: ``[(id, [(value,
+    quoted)])]``; the others: their tokens), and problems (``core.problems.Problem``). Left
+    to right, so that a quoted value may hold anything."""
     entry = entry_start(delimiter)
 
     def stop(t, pos):
-        ends = [m.start() for m in (entry.search(t, pos), _MARKERS.search(t, pos)) if m]
+        ends = [m.start() for m in (entry.search(t, pos), _SECTION.search(t, pos)) if m]
         return min(ends, default=len(t))
 
     sections, problems, section, pos = {}, [], None, 0
@@ -168,29 +167,29 @@ def read_sections(text, delimiter):
             pos += 1
         if pos >= len(text):
             break
-        marker = _MARKERS.match(text, pos)
+        marker = _SECTION.match(text, pos)
         if marker:
-            name = marker.group(1).lower()
-            if name in sections:
-                problems.append(f"[{name}] given twice: the first kept")
-            section = sections.setdefault(name, []) if name not in sections else []
-            kind, pos = name, marker.end()
+            kind = f"[{marker.group(1).lower()}]"
+            if kind in sections:
+                problems.append(Problem(MALFORMED, f"{kind} given twice: the first kept"))
+            section = sections.setdefault(kind, []) if kind not in sections else []
+            pos = marker.end()
             continue
-        found = entry.match(text, pos) if section is not None and kind == "states" else None
+        found = entry.match(text, pos) if section is not None and kind == STATES_MARKER else None
         if found:
             values, pos = read_values(text, found.end(), stop, problems, f"slot {found.group(1)}")
             section.append((int(found.group(1)), values))
             continue
-        after = _MARKERS.search(text, pos)
+        after = _SECTION.search(text, pos)
         end = after.start() if after else len(text)
-        if section is not None and kind != "states":
+        if section is not None and kind != STATES_MARKER:
             section.extend(text[pos:end].split())
         elif section is not None:
             end = stop(text, pos)
-            problems.append(f"[states]: unreadable {text[pos:end].strip()[:40]!r}")
+            problems.append(Problem(MALFORMED, f"{STATES_MARKER}: unreadable {cut(text[pos:end])!r}"))
         elif after:  # a text without any marker is just "no [states]"
-            problems.append(f"text before {after.group(0)}: {text[pos:end].strip()[:40]!r}")
+            problems.append(Problem(MALFORMED, f"text before {after.group(0)}: {cut(text[pos:end])!r}"))
         pos = end
-    if "states" not in sections:
-        problems.append("no [states]")
+    if STATES_MARKER not in sections:
+        problems.append(Problem(MALFORMED, f"no {STATES_MARKER}"))
     return sections, problems

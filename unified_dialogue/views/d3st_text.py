@@ -16,9 +16,10 @@ that ``parse`` gives back every state the target was written from.
 A ``Legend`` holds the ids the texts use: which slot and intent each id names, the options
 of each categorical slot in the order shown, and the format options. It is stored with each
 row, so that a parser reads the ids the row was made with, whatever order they were drawn in.
-``parse`` is lenient with model text (it keeps what it can read and lists the rest as
-problems; an id the legend lacks is an ``Unknown`` problem); a bad legend is an error
-naming what is wrong.
+``parse`` is lenient with model text: it reads the answer of a model's output
+(``core.answer``: no reasoning block, no code fence), keeps what it can read and lists the
+rest as ``core.problems.Problem``s (``malformed``, or ``unknown_slot`` / ``unknown_intent``
+for an id the legend lacks); a bad legend is an error naming what is wrong.
 """
 
 import random
@@ -27,10 +28,12 @@ import string
 from dataclasses import dataclass
 from typing import Tuple
 
+from ..core.answer import answer
 from ..core.errors import UnifiedDialogueError
 from ..core.features import NO_INTENT
-from .d3st_syntax import INTENTS, REQUESTED, STATES, VALUE_SEPARATOR, Unknown, delimiter_problem, letter_of, \
-    read_sections, written_text, written_values
+from ..core.problems import MALFORMED, UNKNOWN_INTENT, UNKNOWN_SLOT, Problem, cut
+from .d3st_syntax import INTENTS_MARKER, REQUESTED_MARKER, STATES_MARKER, VALUE_SEPARATOR, delimiter_problem, \
+    letter_of, read_sections, written_text, written_values
 
 LEVELS = ("dst", "dst_intent")
 DATA_FORMATS = ("full_desc", "item_name", "rand_name")
@@ -262,7 +265,7 @@ def target(legend, slot_values, active_intent=NO_INTENT, requested_slots=(), com
             text = value_text(slot, values, legend.delimiter, legend.lowercase, compat)
             if text:
                 states.append(f"{slot.id}{legend.delimiter}{text}")
-    text = " ".join([STATES] + states)
+    text = " ".join([STATES_MARKER] + states)
     if legend.level != "dst":
         intents = [i for i in legend.intents if i.name == active_intent]
         if not intents and active_intent != NO_INTENT:
@@ -274,7 +277,7 @@ def target(legend, slot_values, active_intent=NO_INTENT, requested_slots=(), com
             if name not in by_name:
                 raise LegendError(f"legend of {legend.service!r}: requested slot {name!r} is not a slot of the service")
             requested.append(str(by_name[name].id))
-        text = " ".join([text, INTENTS] + [f"i{i.id}{tail}" for i in intents] + [REQUESTED] + requested)
+        text = " ".join([text, INTENTS_MARKER] + [f"i{i.id}{tail}" for i in intents] + [REQUESTED_MARKER] + requested)
     return normalized(text, legend.lowercase) if compat else text
 
 
@@ -310,11 +313,12 @@ def _slot_values(slot, values, lowercase, problems):
             if index < len(slot.values):
                 read.append(slot.values[index])
             else:
-                problems.append(f"slot {slot.id}: option {value!r} is past the {len(slot.values)} options")
+                problems.append(Problem(MALFORMED, f"slot {slot.id}: option {value!r} is past the {len(slot.values)} "
+                                                   "options"))
         elif value or quoted:
             read.append(_spelling(slot, value, lowercase))
         else:
-            problems.append(f"slot {slot.id}: no value")
+            problems.append(Problem(MALFORMED, f"slot {slot.id}: no value"))
     return read or None
 
 
@@ -324,55 +328,63 @@ def _intent_pattern(delimiter):
     return re.compile(r"i(\d+)(?:" + re.escape(delimiter) + "|" + re.escape(delimiter[:-1]) + ")?", re.IGNORECASE)
 
 
+def _unknown(kind, written, where):
+    return Problem(kind, f"{where}: {kind.removeprefix('unknown_')} id {written} is not in the legend", written)
+
+
 def parse(text, legend):
     """The frame a D3ST target text gives, in the shape of the ``dst`` view's ``frames``
     (one frame, of the legend's service, without spans), and the problems met reading it.
-    Never raises on ``text``: what cannot be read is left out and listed in ``problems``
-    (an empty list for a well-formed text); an id the legend lacks is an ``Unknown``
-    problem."""
+    ``text``: a model's output, whose answer is read (``core.answer``). Never raises on
+    ``text``: what cannot be read is left out and listed in ``problems`` (an empty list for
+    a well-formed text), each a ``core.problems.Problem``: an id the legend lacks is of
+    kind ``unknown_slot`` or ``unknown_intent``, anything else ``malformed``."""
     if not isinstance(legend, Legend):
         raise LegendError(f"parse needs a Legend, not a {type(legend).__name__}")
     if not isinstance(text, str):
-        return [_frame(legend, {}, NO_INTENT, [])], [f"not a text: {type(text).__name__}"]
+        return [_frame(legend, {}, NO_INTENT, [])], [Problem(MALFORMED, f"not a text: {type(text).__name__}")]
+    text, problems = answer(text)
+    if problems:
+        return [_frame(legend, {}, NO_INTENT, [])], problems
     sections, problems = read_sections(text, legend.delimiter)
     slots = {slot.id: slot for slot in legend.slots}
     intents = {intent.id: intent for intent in legend.intents}
     slot_values = {}
-    for identifier, values in sections.get("states", ()):
+    for identifier, values in sections.get(STATES_MARKER, ()):
         slot = slots.get(identifier)
         if slot is None:
-            problems.append(Unknown("slot", identifier, "[states]"))
+            problems.append(_unknown(UNKNOWN_SLOT, str(identifier), STATES_MARKER))
         elif slot.name in slot_values:
-            problems.append(f"slot {slot.id} given twice: the first kept")
+            problems.append(Problem(MALFORMED, f"slot {slot.id} given twice: the first kept"))
         else:
             read = _slot_values(slot, values, legend.lowercase, problems)
             if read:
                 slot_values[slot.name] = read
     active, named = NO_INTENT, []
     intent_id = _intent_pattern(legend.delimiter)
-    for token in sections.get("intents", ()):
+    for token in sections.get(INTENTS_MARKER, ()):
         match = intent_id.fullmatch(token)
         if match and int(match.group(1)) in intents:
             named.append(intents[int(match.group(1))].name)
         elif match:
-            problems.append(Unknown("intent", int(match.group(1)), "[intents]"))
+            problems.append(_unknown(UNKNOWN_INTENT, f"i{int(match.group(1))}", INTENTS_MARKER))
         else:
-            problems.append(f"[intents]: {token[:20]!r} is not an intent id")
+            problems.append(Problem(MALFORMED, f"{INTENTS_MARKER}: {cut(token, 20)!r} is not an intent id"))
     if named:
         active = named[0]
     if len(set(named)) > 1:
-        problems.append(f"[intents]: {len(named)} intents, the first kept")
+        problems.append(Problem(MALFORMED, f"{INTENTS_MARKER}: {len(named)} intents, the first kept"))
     requested = []
-    for token in sections.get("req_slots", ()):
+    for token in sections.get(REQUESTED_MARKER, ()):
         if token.isdigit() and int(token) in slots:
             if slots[int(token)].name not in requested:
                 requested.append(slots[int(token)].name)
         elif token.isdigit():
-            problems.append(Unknown("slot", int(token), "[req_slots]"))
+            problems.append(_unknown(UNKNOWN_SLOT, str(int(token)), REQUESTED_MARKER))
         else:
-            problems.append(f"[req_slots]: {token[:20]!r} is not a slot id")
-    if legend.level != "dst" and "intents" not in sections and "states" in sections:
-        problems.append("no [intents]")
+            problems.append(Problem(MALFORMED, f"{REQUESTED_MARKER}: {cut(token, 20)!r} is not a slot id"))
+    if legend.level != "dst" and INTENTS_MARKER not in sections and STATES_MARKER in sections:
+        problems.append(Problem(MALFORMED, f"no {INTENTS_MARKER}"))
     return [_frame(legend, slot_values, active, requested)], problems
 
 

@@ -7,18 +7,23 @@ loaders refuse as not Unicode text)."""
 
 from hypothesis import strategies as st
 
+from ...chat.text import KEYWORDS
+from ...core.answer import OUTPUT_MARKERS
+from ...core.features import NO_INTENT
+from ...views.d3st_syntax import SECTION_MARKERS
+from ...views.d3st_text import DONTCARE
+
 # Words and marks of the text forms: the dst-chat state text (``intent=``, ``requested=[…]``,
 # ``;``, `` | ``, ``NONE``), the nlu-chat text (``intents:``, ``spans:``, ``none``, ``.``,
-# ``/``), D3ST (``[states]``, ``i0``, ``1a)``, ``dontcare``) and the tool names (``__``).
-KEYWORDS = (
-    "intent", "requested", "intents", "spans", "none", "NONE", "None", "dontcare", "[states]", "[intents]",
-    "[req_slots]", "i0", "0", "1a)", "a)", "count", "null", "true",
-)
+# ``/``), D3ST (``[states]``, ``i0``, ``1a)``, ``dontcare``), the tool names (``__``) and
+# what a model's output is read by (``<think>``, ``</think>``, harmony's tokens, a fence).
+FORM_WORDS = (*KEYWORDS, NO_INTENT, "None", DONTCARE, *SECTION_MARKERS, "i0", "0", "1a)", "a)", "count", "null",
+              "true", *OUTPUT_MARKERS)
 MARKS = (
     ";", "|", " | ", "=", ":", ",", "[", "]", ".", "/", "__", "_", "-", '"', "'", "\\", "\\n", "{", "}",
     "\n", "\r\n", "\t", " ", "  ",
 )
-PIECES = KEYWORDS + MARKS + ("é", "Ärger", "日本語", "ß", "İ", "🙂", "a b", "a.b", "x=y", "a; b", 'say "hi"')
+PIECES = FORM_WORDS + MARKS + ("é", "Ärger", "日本語", "ß", "İ", "🙂", "a b", "a.b", "x=y", "a; b", 'say "hi"')
 
 # Characters JSON carries and the loaders accept: anything but surrogates (lone surrogates
 # are not Unicode text).
