@@ -70,10 +70,11 @@ $(VENVRL)/.installed: setup.cfg pyproject.toml requirements/rl.txt requirements/
 	touch $@
 
 # The harness tests: lm-eval's numbers against the scoring command's, the stand-in server
-# with lm-eval's server backends and the OpenAI client, the docs' server example.
+# with lm-eval's server backends and the OpenAI client, the docs' server example, the metadata's
+# "verify": false.
 test-harness: env-harness
 	$(VENVH)/bin/python -m pytest tests/test_harness.py tests/test_server.py tests/test_server_clients.py \
-		tests/test_docs_examples.py $(PYTEST_ARGS)
+		tests/test_docs_examples.py tests/test_partial_copies.py $(PYTEST_ARGS)
 
 # The docs' example of lm-eval's hf backend, on the tiny model.
 test-harness-hf: env-harness-hf
@@ -91,7 +92,7 @@ roundtrip: $(VENV)/.installed
 
 # Dataset cards, export and publishing (README, "Publishing"). CORPUS: sgd, ... or all.
 #   make cards [DATA=../shared/data]   re-render dataset_cards/; with DATA, recompute the statistics
-#   make export CORPUS=sgd [EXPORT_ARGS="--data-dir PATH --no-checks"]   writes export/$(CORPUS)
+#   make export CORPUS=sgd [EXPORT_ARGS="--data-dir PATH --no-verify"]   writes export/$(CORPUS)
 #   make publish CORPUS=sgd REPO=owner/name [PRIVATE=1] [BRANCH=name] [PR=1] [EXPORT_ARGS=...]
 CORPUS ?= sgd
 EXPORT_ARGS ?=

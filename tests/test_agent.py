@@ -7,6 +7,7 @@ tool-call scorer too (whose own tests are in tests/test_scoring_tool_calls.py)."
 import ast
 import copy
 import json
+import keyword
 from pathlib import Path
 
 import pyarrow as pa
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from agent_cases import VARIANTS, build_variant, schema
 from unified_dialogue import UNIFIED_FEATURES
 from unified_dialogue.chat import agent, agent_call_chat, agent_chat, text
+from unified_dialogue.chat.agent import SEPARATOR
 from unified_dialogue.chat.build import templates
 from unified_dialogue.core.errors import SourceFormatError
 from unified_dialogue.scoring.tool_calls import gold_text, parse_tool_calls, score_tool_calls
@@ -42,10 +44,12 @@ def test_a_tool_name_is_service_and_intent_and_splits_back():
     ("Trailing_", "Find"),  # would split at the wrong place
     ("S" * 40, "I" * 30),  # longer than 64
     ("", "Find"),
+    ("_lead", "Find"),  # TRL takes a method beginning with _ for a private one
+    ("a-b", "Find"),  # not a Python identifier
 ])
 def test_other_pairs_get_a_valid_name_that_does_not_split(service, intent):
     name = agent.tool_name(service, intent)
-    assert agent.NAME.fullmatch(name)
+    assert agent.NAME.fullmatch(name) and name.isidentifier() and SEPARATOR not in name
     with pytest.raises(ValueError, match="not a tool name"):
         agent.split_tool_name(name)
     assert agent.tool_table([schema(service, intents=[{**schema()["intents"][0], "name": intent}])]) == \
@@ -345,13 +349,13 @@ TEXTS = st.one_of(st.sampled_from(NAMES + ["dontcare", "True", "```", "```json\n
 @given(TEXTS, TEXTS)
 def test_any_service_and_intent_get_a_valid_name_that_maps_back(service, intent):
     name = agent.tool_name(service, intent)
-    assert agent.NAME.fullmatch(name)
+    assert agent.NAME.fullmatch(name) and name.isidentifier() and not keyword.iskeyword(name)
     table = agent.tool_table([schema(service, intents=[{**schema()["intents"][0], "name": intent}])])
     assert agent.split_tool_name(name, table) == (service, intent)
     if agent.readable(service, intent):
         assert agent.split_tool_name(name) == (service, intent)
     else:
-        assert "_" not in name
+        assert SEPARATOR not in name
         with pytest.raises(ValueError, match="without the table of its schemas"):
             agent.split_tool_name(name)
 

@@ -80,9 +80,12 @@ class TestCcpe(CorpusTestCase):
         assert (record.path, record.num_bytes, record.sha256) == (
             DATA, 5191959, "4ff051ea7ea60cf0f480c911c7e2cfed56434e2e2c9ea8965ac5e26365773f0a")
 
-    def test_the_bundled_table_refuses_a_fixture_copy(self, tmp_path):
-        with pytest.raises(ChecksumError, match="expected 5191959 bytes"):
+    def test_the_bundled_table_refuses_a_fixture_copy_and_names_the_option_that_loads_it(self, tmp_path):
+        with pytest.raises(ChecksumError, match="expected 5191959 bytes, got [0-9]+. To load a copy that differs "
+                                                "from the published files, pass verify=False$"):
             load("ccpe", data_dir=str(fixture_dir("ccpe")), cache_dir=str(tmp_path))
+        assert load("ccpe", data_dir=str(fixture_dir("ccpe")), cache_dir=str(tmp_path), verify=False,
+                    split="train").num_rows == self.expected_counts["train"]["dialogues"]
 
 
 def copy_as_data_dir(tmp_path, conversations):

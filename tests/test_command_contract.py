@@ -95,7 +95,7 @@ def test_a_partial_copy_without_a_split_scoring_reads_names_it(tmp_path, gold):
     shutil.copytree(fixture_dir("sgd") / "dev", copy / "dev")  # no train/schema.json: no seen services
     predictions = write_predictions(tmp_path / "p.jsonl", gold)
     done = run(*SCORING, "--corpus", "sgd", "--config", "dst-chat", "--split", "validation", "--data-dir", str(copy),
-               "--no-checks", "--cache-dir", str(tmp_path / "cache"), "--predictions", str(predictions))
+               "--no-verify", "--cache-dir", str(tmp_path / "cache"), "--predictions", str(predictions))
     one_line_error(done, "reads the schema rows of split 'train'", f"the copy {copy}", "add that split's files")
 
 

@@ -80,11 +80,11 @@ sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", sys.argv[2], "-k", sys.arg
 """
 
 
-def test_the_shared_corpus_tests_run_from_a_non_editable_install(tmp_path):
-    """A corpus of your own is tested with the installed package (not this source tree):
-    ``pip install`` of a wheel built offline from the package's own files, then the tiny
-    corpus's test case (a corpus outside the package, found on ``PYTHONPATH``) with checks
-    of each group."""
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """``(source, site)``: a copy of the package's files, and the folder ``pip install``
+    put the package in, from a wheel built offline from that copy."""
+    tmp_path = tmp_path_factory.mktemp("install")
     source = tmp_path / "source"
     source.mkdir()
     for name in PACKAGE_FILES:
@@ -94,6 +94,26 @@ def test_the_shared_corpus_tests_run_from_a_non_editable_install(tmp_path):
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--no-build-isolation",
                     "--target", str(site), str(source)], check=True, capture_output=True, timeout=300)
+    return source, site
+
+
+def test_the_install_holds_every_file_of_the_packages(installed):
+    """Every file of the packages, data included (chat instructions, task files, templates,
+    checksum tables, cards), is in the install: a file setup.cfg forgets to ship is missed
+    only outside an editable install."""
+    source, site = installed
+    files = {path.relative_to(source) for package in PACKAGES for path in (source / package).rglob("*")
+             if path.is_file() and path.suffix != ".pyc"}
+    missing = sorted(str(path) for path in files if not (site / path).is_file())
+    assert not missing, f"not shipped (setup.cfg, [options.package_data]): {missing}"
+
+
+def test_the_shared_corpus_tests_run_from_a_non_editable_install(installed, tmp_path):
+    """A corpus of your own is tested with the installed package (not this source tree):
+    ``pip install`` of a wheel built offline from the package's own files, then the tiny
+    corpus's test case (a corpus outside the package, found on ``PYTHONPATH``) with checks
+    of each group."""
+    _, site = installed
     checks = ("features_are_the_declared_ones or streaming_yields or bad_input_is_an_error or download_verifies "
               "or view_rows_use_nothing_after")
     done = subprocess.run([sys.executable, "-c", FROM_THE_INSTALL, str(site), str(TESTS / "test_tiny.py"), checks],

@@ -40,6 +40,8 @@ EXAMPLES = {
     "card-faithdial": ("loaders/faithdial/card.md", ["trl", "torch"]),
     "harness-hf": ("docs/harness.md", ["lm_eval", "torch", "transformers", "accelerate"]),
     "harness-server": ("docs/harness.md", ["lm_eval", "aiohttp", "tenacity"]),
+    "environment-grpo": ("docs/environment.md", ["trl", "torch"]),
+    "environment-evaluate": ("docs/environment.md", []),
 }
 
 
@@ -153,3 +155,28 @@ def test_the_server_example_reports_the_gold_figures(tmp_path):
     reported = results(tmp_path / "results")["sgd_agent_call"]
     assert (reported["call_accuracy,none"], reported["joint_accuracy,none"], reported["argument_f1,none"],
             reported["malformed,none"]) == (1.0, 1.0, 1.0, 0.0)
+
+
+def test_the_environment_grpo_example_runs_one_step_with_the_environment_on_the_tiny_model(tmp_path):
+    needs("environment-grpo")
+    (sh, build), (python, train) = blocks("environment-grpo")
+    assert (sh, python) == ("sh", "python") and "max_steps=1" in train and "environment_factory=" in train
+    shell(on_fixtures(build), tmp_path)
+    check = "\nassert trainer.state.global_step == 1\nprint(json.dumps(trainer.state.log_history))\n"
+    done = subprocess.run([sys.executable, "-c", "import json\n" + on_fixtures(train) + check], cwd=tmp_path,
+                          env=environment(), capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-4000:]
+    logged = {key: value for entry in json.loads(done.stdout.splitlines()[-1]) for key, value in entry.items()}
+    for name in ("environment_reward", "environment_call_accuracy"):
+        assert 0.0 <= logged[f"rewards/{name}/mean"] <= 1.0
+    assert "tools/call_frequency" in logged
+
+
+def test_the_environment_evaluation_example_gives_the_gold_agent_1(tmp_path):
+    ((language, code),) = blocks("environment-evaluate")
+    assert language == "python"
+    done = subprocess.run([sys.executable, "-c", on_fixtures(code)], cwd=tmp_path, env=environment(),
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-4000:]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["overall"]["episodes"] == 3 and summary["overall"]["reward"] == 1.0

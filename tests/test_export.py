@@ -339,5 +339,5 @@ def test_export_command_hints_at_its_own_flag_for_a_partial_copy(tmp_path, capsy
     with pytest.raises(SystemExit):
         export.main(["sgd", "--out", str(tmp_path / "out"), "--data-dir", str(copy), "--checksums", checksums("sgd")])
     err = capsys.readouterr().err
-    assert "lacks 1 file(s) of the checksum table: test/dialogues_001.json" in err and "pass --no-checks" in err
+    assert "lacks 1 file(s) of the checksum table: test/dialogues_001.json" in err and "pass --no-verify" in err
     assert "verification_mode" not in err

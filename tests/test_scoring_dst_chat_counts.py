@@ -60,7 +60,7 @@ def keyword_copy(tmp_path_factory):
 
 def command(copy, tmp_path, config, predictions):
     return [sys.executable, "-m", "unified_dialogue.scoring", "--corpus", "sgd", "--config", config, "--split",
-            "validation", "--data-dir", str(copy), "--no-checks", "--cache-dir", str(tmp_path / "cache"),
+            "validation", "--data-dir", str(copy), "--no-verify", "--cache-dir", str(tmp_path / "cache"),
             "--predictions", str(predictions)]
 
 

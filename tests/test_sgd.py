@@ -95,10 +95,10 @@ class TestSgd(CorpusTestCase):
 
     def source_rows(self, view, split):
         dialogues = [d for file in source_files(split) for d in read_json(file)]
-        if view == "agent":  # agent-chat, a row per dialogue
+        if view in ("agent", "episodes"):  # agent-chat and the environment's episodes, a row per dialogue
             return len(dialogues)
         turns = [t for d in dialogues for t in d["turns"]]
-        if view == "agent-call":  # agent-call-chat, a row per service call
+        if view in ("agent-call", "database"):  # agent-call-chat and the database, a row per service call
             return sum("service_call" in f for t in turns for f in t["frames"])
         if view == "d3st":  # a row per frame of a user turn
             return sum(len(t["frames"]) for t in turns if t["speaker"] == "USER")

@@ -103,7 +103,7 @@ def run_command(parser, work, argv=None, *, name=None, quiet=True, flag_hints=Fa
         name: what an error line starts with (default: ``parser.prog``).
         quiet: turn off ``datasets``' progress bars first.
         flag_hints: hints in errors name the command's own flags (``--data-dir``,
-            ``--no-checks``) instead of ``load``'s arguments.
+            ``--no-verify``) instead of ``load``'s arguments.
 
     Returns:
         What ``work`` returns. A ``UnifiedDialogueError`` ends the process instead, with
@@ -128,16 +128,24 @@ def run_command(parser, work, argv=None, *, name=None, quiet=True, flag_hints=Fa
             CALLER.reset(token)
 
 
+def add_no_verify_flag(parser):
+    """Add ``--no-verify``: the command line's one word for loading a partial or changed copy
+    (``load``'s ``verify=False``). ``--no-checks``, its older name, still works, unlisted, so
+    that scripts written with it keep running."""
+    parser.add_argument("--no-verify", action="store_true",
+                        help="do not check the sizes and sha256 of the source files, nor that the copy has all of "
+                             "them (a partial or changed copy)")
+    parser.add_argument("--no-checks", dest="no_verify", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
 def add_copy_flags(parser):
     """Add the flags of a command that loads a corpus from a local copy or a mirror's table:
-    ``--data-dir``, ``--checksums``, ``--no-verify`` (``--no-checks``, its older name, still
-    works, unlisted) and ``--cache-dir``; ``copy_options`` turns them into ``load``'s
-    arguments."""
+    ``--data-dir``, ``--checksums``, ``--no-verify`` and ``--cache-dir``; ``copy_options``
+    turns them into ``load``'s arguments."""
     parser.add_argument("--data-dir", help="a local copy of the corpus (default: the pinned download)")
     parser.add_argument("--checksums", help="the checksum table of the local copy or mirror")
-    parser.add_argument("--no-verify", action="store_true",
-                        help="do not check the sizes and sha256 of the source files (a partial or changed copy)")
-    parser.add_argument("--no-checks", dest="no_verify", action="store_true", help=argparse.SUPPRESS)
+    add_no_verify_flag(parser)
     parser.add_argument("--cache-dir", help="the datasets cache to build the rows in")
     return parser
 

@@ -290,7 +290,7 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
             them for one reward function each.
         variant: the corpus's variant (SGD-X's ``v1`` … ``v5``).
         **load_options: ``load``'s arguments (``data_dir``, ``cache_dir``,
-            ``verification_mode``, ``checksums``, ...), the config's own options (D3ST's), and
+            ``checksums``, ``verify=False``, ...), the config's own options (D3ST's), and
             the scorer's settings (``use_fuzzy_match``, ``joint_acc_across_turn``).
 
     Returns:

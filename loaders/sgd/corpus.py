@@ -3,7 +3,7 @@
 import glob
 import os
 
-from unified_dialogue import chat, views
+from unified_dialogue import chat, environment, views
 from unified_dialogue.core.corpus import Config, Corpus, Measure
 from unified_dialogue.core.features import UNIFIED_FEATURES
 
@@ -96,6 +96,7 @@ CORPUS = Corpus(
         chat.config("response", role="SYSTEM"),
         chat.config("nlu"),
         *chat.agent_configs(),
+        *environment.configs(),
     ),
     splits=tuple(SPLIT_DIRS),
     variants=VARIANTS,

@@ -78,9 +78,11 @@ def instruction_text(given=None):
 
 # ---------------------------------------------------------------- tool names
 
-# A name every tool-calling API takes: OpenAI's and Anthropic's ``^[a-zA-Z0-9_-]{1,64}$``,
-# beginning with a letter or ``_`` as Gemini's also asks.
-NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_-]{0,63}")
+# A name every tool-calling API takes (OpenAI's and Anthropic's ``^[a-zA-Z0-9_-]{1,64}$``,
+# Gemini's first letter) that is also a Python identifier, as the methods of an environment
+# whose names are its tools must be (unified_dialogue.environment): no ``-``, a letter first
+# (TRL takes a name beginning with ``_`` for a private method).
+NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_]{0,63}")
 SEPARATOR = "__"
 DIGEST = 12  # hex digits of the SHA-1 in a name made for a pair without a readable one
 
@@ -95,17 +97,18 @@ def tool_name(service, intent):
     """The function name of a service's intent, for any two strings: ``<service>__<intent>``
     where that is valid (``NAME``) and splits back at its first ``__``, as every SGD and
     SGD-X name does. Any other pair: its ASCII letters and digits, each other run of
-    characters one ``-``, after ``t-`` where it would not begin with a letter, cut to 50
-    characters, then ``--`` and 12 hex digits of the SHA-1 of service and intent. Such a
-    name has no ``_``, so it never reads as the first form; it maps back through the table
-    of the tools' schemas (``tool_table``), which refuses a name standing for two pairs."""
+    characters one ``_``, after ``t_`` where it would not begin with a letter, cut to 50
+    characters, then ``_`` and 12 hex digits of the SHA-1 of service and intent. Such a
+    name never holds ``__``, so it never reads as the first form; it maps back through the
+    table of the tools' schemas (``tool_table``), which refuses a name standing for two
+    pairs. Every name is a Python identifier and no keyword."""
     if readable(service, intent):
         return f"{service}{SEPARATOR}{intent}"
     digest = hashlib.sha1(f"{service}\0{intent}".encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST]
-    clean = re.sub(r"[^a-zA-Z0-9]+", "-", f"{service}-{intent}").strip("-")
+    clean = re.sub(r"[^a-zA-Z0-9]+", "_", f"{service}_{intent}").strip("_")
     if not clean[:1].isalpha():
-        clean = f"t-{clean}".rstrip("-")
-    return f"{clean[:64 - 2 - DIGEST]}--{digest}"
+        clean = f"t_{clean}".rstrip("_")
+    return f"{clean[:64 - 1 - DIGEST].rstrip('_')}_{digest}"
 
 
 def split_tool_name(name, table=None):

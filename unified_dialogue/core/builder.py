@@ -32,7 +32,7 @@ from .corpus import matches
 from .errors import ChecksumError, ConfigError, SourceFormatError, UnifiedDialogueError
 from .options import check_given, elsewhere, resolve
 from .sources import (DOWNLOAD_TIMEOUT, UNKNOWN, caller, discard_download, download, file_sha256, fingerprint, is_url,
-                      local_copy_hint, local_files, partial_copy_hint, read_checksum_table, read_source,
+                      local_copy_hint, local_files, mismatch_hint, partial_copy_hint, read_checksum_table, read_source,
                       verify_bytes, with_timeout)
 from .validation import lone_surrogate
 
@@ -266,7 +266,7 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
         table = {p: r for p, r in self.checksum_table().items() if any(matches(p, q) for q in patterns)}
         if self.config.data_dir:
             self.fetched = local_files(self.config.data_dir, patterns, table, self.verify,
-                                       partial_copy_hint(self._streaming, self.called_by))
+                                       partial_copy_hint(self.called_by))
             return self.fetched
         # A copy: the download config may be the caller's own object.
         dl_manager.download_config = config = dl_manager.download_config.copy()
@@ -293,7 +293,7 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
             if record is None:
                 raise ChecksumError(f"{relpath} is not in the checksum table, so it cannot be verified")
             try:
-                verify_bytes(data, record, relpath)
+                verify_bytes(data, record, relpath, mismatch_hint(bool(self.config.data_dir), self.called_by))
             except ChecksumError:
                 self.forget_download(relpath)
                 raise

@@ -5,6 +5,7 @@ corpus, relative to the corpus's pinned base URL; it is also the list of files t
 ``unknown`` in a column means the figure is not known yet: that check is skipped, visibly.
 """
 
+import contextlib
 import contextvars
 import csv
 import glob
@@ -22,9 +23,20 @@ UNKNOWN = "unknown"
 # fails; a corpus config's ``download_timeout`` changes it.
 DOWNLOAD_TIMEOUT = 30.0
 # How the loader was called, so that a hint names what works there: ``load_dataset`` (a
-# loading script, datasets 3.x), ``load`` (unified_dialogue.load) or ``cli`` (the
-# export and publish commands). Set by those entry points.
+# loading script, datasets 3.x), ``load`` (unified_dialogue.load), ``cli`` (the commands)
+# or ``lm-eval`` (the harness tasks, whose load options are lm-eval's metadata). Set by
+# those entry points.
 CALLER = contextvars.ContextVar("caller", default=None)
+
+
+@contextlib.contextmanager
+def called_from(name):
+    """Hints name what works in ``name`` (a ``CALLER`` value) for the loads made inside."""
+    token = CALLER.set(name)
+    try:
+        yield
+    finally:
+        CALLER.reset(token)
 
 
 def caller():
@@ -38,6 +50,7 @@ def local_copy_hint(corpus, called_by):
         "load_dataset": f"load_dataset('loaders/{corpus}', data_dir='path/to/copy', trust_remote_code=True)",
         "load": f"unified_dialogue.load('{corpus}', data_dir='path/to/copy')",
         "cli": "--data-dir path/to/copy",
+        "lm-eval": f"--metadata '{{\"data_dir\": {{\"{corpus}\": \"path/to/copy\"}}}}'",
     }[called_by]
     return f"Without network, load a local copy in the upstream layout: {hint}"
 
@@ -51,14 +64,26 @@ def argument(name, value=True):
     return f"{name}={value!r}"
 
 
-def partial_copy_hint(streaming, called_by):
+def no_verify(called_by):
+    """How the user turns the checks of sizes, sha256 and the list of files off where they
+    are (a partial or changed copy): one word, ``verify``, in each surface's form. In
+    Python it is the corpus option ``verify=False``, which works streamed and not (datasets
+    gives its own ``verification_mode`` to no streaming build)."""
+    return {"load_dataset": "verify=False", "load": "verify=False", "cli": "--no-verify",
+            "lm-eval": "--metadata '{\"verify\": false}'"}[called_by]
+
+
+def partial_copy_hint(called_by):
     """How to load a copy that lacks files of the checksum table, for where the user is."""
-    if called_by == "cli":
-        return "pass --no-checks"
-    if streaming:
-        # datasets does not hand verification_mode to a streaming builder: a config option does.
-        return "pass verify=False (datasets does not give verification_mode to a streaming build)"
-    return "pass verification_mode='no_checks'"
+    return f"pass {no_verify(called_by)}"
+
+
+def mismatch_hint(local, called_by):
+    """What to do about a file that is not the published one: turn the checks off for a
+    local copy changed on purpose; a download is fetched again (or the published file changed)."""
+    if local:
+        return f". To load a copy that differs from the published files, pass {no_verify(called_by)}"
+    return f". Loading again downloads it again; if the published file itself has changed, pass {no_verify(called_by)}"
 
 
 @dataclass(frozen=True)
@@ -96,15 +121,17 @@ def write_checksum_table(folder, path, exclude=()):
     return str(path)
 
 
-def verify_bytes(data, record, name):
-    """Raise ChecksumError unless ``data`` has the size and sha256 that ``record`` lists."""
+def verify_bytes(data, record, name, hint=""):
+    """Raise ChecksumError unless ``data`` has the size and sha256 that ``record`` lists;
+    its message ends with ``hint`` (what to do about it)."""
     if record.num_bytes != UNKNOWN and len(data) != record.num_bytes:
         raise ChecksumError(f"{name}: size mismatch for {record.path}: expected {record.num_bytes} bytes, "
-                            f"got {len(data)}")
+                            f"got {len(data)}{hint}")
     if record.sha256 != UNKNOWN:
         digest = hashlib.sha256(data).hexdigest()
         if digest != record.sha256:
-            raise ChecksumError(f"{name}: sha256 mismatch for {record.path}: expected {record.sha256}, got {digest}")
+            raise ChecksumError(f"{name}: sha256 mismatch for {record.path}: expected {record.sha256}, "
+                                f"got {digest}{hint}")
 
 
 def file_sha256(path):

@@ -18,6 +18,7 @@ from lm_eval.api.task import ConfigurableTask
 
 from .. import registry
 from ..api import load
+from ..core.sources import called_from
 from ..scoring import scorer
 from . import prompts
 
@@ -59,9 +60,11 @@ def load_arguments(metadata):
 
 
 def rows(**metadata):
-    """The task's rows, ``{split: Dataset}`` (lm-eval's ``custom_dataset``)."""
+    """The task's rows, ``{split: Dataset}`` (lm-eval's ``custom_dataset``); an error's hint
+    names the ``--metadata`` that fixes it."""
     corpus, config, split, common, own = load_arguments(metadata)
-    return {split: load(corpus, config, split=split, **common, **own)}
+    with called_from("lm-eval"):
+        return {split: load(corpus, config, split=split, **common, **own)}
 
 
 def dig(metrics, path):
@@ -136,4 +139,5 @@ class DialogueTask(ConfigurableTask):
         function = scorer(config)
         accepted = inspect.signature(function).parameters
         extra = {name: value for name, value in (("load_rows", load_rows), ("config", config)) if name in accepted}
-        return function(predictions, answered_rows, **extra)
+        with called_from("lm-eval"):
+            return function(predictions, answered_rows, **extra)

@@ -82,7 +82,7 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
         data_dir: a local copy of the corpus to load the rows from.
         options: the config's own options, as ``load`` takes them (``{"instruction": ...}``).
         load_options: other arguments of every ``load`` (``cache_dir``, ``checksums``,
-            ``verification_mode``, ...).
+            ``verify=False``, ...).
         allow_missing: count a row without a prediction as a miss instead of failing.
         **scorer_options: the scorer's own options (``use_fuzzy_match=False``).
 

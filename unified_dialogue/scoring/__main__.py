@@ -22,7 +22,7 @@ import os
 import sys
 
 from .. import registry
-from ..cli import check_output, progress, run_command
+from ..cli import add_copy_flags, check_output, progress, run_command
 from ..core.errors import ConfigError
 from ..core.options import parse_assignments
 from . import SCORERS, flag_help, flags, reader, score
@@ -50,11 +50,7 @@ def parser(config=None):
     p.add_argument("--variant", help="the corpus's variant predicted (SGD-X: v1 ... v5)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="an option of the config, typed as the loader types it (repeatable)")
-    p.add_argument("--data-dir", help="a local copy of the corpus (default: the pinned download)")
-    p.add_argument("--checksums", help="the checksum table of the local copy or mirror")
-    p.add_argument("--no-checks", action="store_true",
-                   help="do not check the sizes and sha256 of the source files (a partial copy)")
-    p.add_argument("--cache-dir", help="the datasets cache to build the rows in")
+    add_copy_flags(p)
     p.add_argument("--predictions", required=True, help="the predictions file (JSON Lines; preference: the scores)")
     p.add_argument("--output", help="where to write the metrics (default: standard output); never an input")
     p.add_argument("--per-row", metavar="PATH",
@@ -121,8 +117,8 @@ def run(args):
     predictions = reader(args.config)(args.predictions)
     load_options = {key: value for key, value in (("checksums", args.checksums), ("cache_dir", args.cache_dir))
                     if value}
-    if args.no_checks:
-        load_options["verification_mode"] = "no_checks"
+    if args.no_verify:
+        load_options["verify"] = False
     metrics = score(args.corpus, args.config, args.split, predictions, variant=args.variant,
                     data_dir=args.data_dir, options=options, load_options=load_options,
                     allow_missing=args.allow_missing, **config_flags, **({"per_row": True} if args.per_row else {}))

@@ -12,10 +12,10 @@ import importlib
 
 # Each name, and the module that defines it.
 MODULES = {
-    "CorpusTestCase": "corpus_case",
     "BadInput": "bad_input_checks",
-    **dict.fromkeys(["write_checksums", "build_once", "read_json", "DATASETS_MAJOR", "ONLY_DATASETS_3",
-                     "ONLY_DATASETS_4_PLUS"], "loads"),
+    "CorpusTestCase": "corpus_case",
+    **dict.fromkeys(["DATASETS_MAJOR", "ONLY_DATASETS_3", "ONLY_DATASETS_4_PLUS", "build_once", "read_json",
+                     "write_checksums"], "loads"),
     **dict.fromkeys(["Mirror", "SilentServer", "closed_url"], "mirror"),
     **dict.fromkeys(["KINDS", "Mutation", "become", "cut", "edit", "nested", "raw", "remove", "replace"], "mutations"),
 }

@@ -27,7 +27,7 @@ class SourceChecks:
         relpath = self.data_files(next(iter(self.expected_counts)))[0]
         path = copy / relpath
         path.write_bytes(path.read_bytes().rstrip() + b" \n")  # same records, other bytes
-        with pytest.raises(ChecksumError, match=relpath):
+        with pytest.raises(ChecksumError, match=f"{relpath}.*differs from the published files, pass verify=False"):
             load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=cache)
         again = load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=cache,
                      verification_mode="no_checks")
@@ -51,24 +51,27 @@ class SourceChecks:
         with pytest.raises(ChecksumError, match=f"{re.escape(stray_relpath)}.*not in the checksum table"):
             load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=str(tmp_path / "c"))
 
-    def test_a_copy_lacking_a_file_needs_no_checks(self, tmp_path):
+    def test_a_copy_lacking_a_file_loads_with_verify_false(self, tmp_path):
         copy = self.copy(tmp_path)
         split = list(self.expected_counts)[-1]
         relpath = self.data_files(split)[-1]
         (copy / relpath).unlink()
         if sum(len(self.data_files(s)) for s in self.expected_counts) == 1:  # nothing left to load
             with pytest.raises(MissingFilesError, match="holds none of the files"):
-                load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, verification_mode="no_checks",
+                load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, verify=False,
                      cache_dir=str(tmp_path / "a"))
             return
-        with pytest.raises(MissingFilesError, match=f"{relpath}.*verification_mode='no_checks'"):
-            load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=str(tmp_path / "a"))
-        with pytest.raises(MissingFilesError, match=f"{relpath}.*verify=False"):
-            load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, streaming=True)
+        for streaming in (False, True):  # one word, streamed or not
+            with pytest.raises(MissingFilesError, match=f"{relpath}.*To load a partial copy, pass verify=False$"):
+                load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=str(tmp_path / "a"),
+                     streaming=streaming)
         partial = load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=str(tmp_path / "b"),
-                       verification_mode="no_checks")
+                       verify=False)
         whole = sum(c["dialogues"] for c in self.expected_counts.values())
         assert 0 < sum(ds.num_rows for ds in partial.values()) < whole
+        unchecked = load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=str(tmp_path / "b"),
+                         verification_mode="no_checks")  # datasets' own argument
+        assert {s: ds.to_list() for s, ds in unchecked.items()} == {s: ds.to_list() for s, ds in partial.items()}
         with pytest.raises(MissingFilesError, match=relpath):  # the partial build is not reused
             load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, cache_dir=str(tmp_path / "b"))
         streamed = load(self.corpus, data_dir=str(copy), checksums=self.checksum_table, streaming=True, verify=False)
@@ -103,7 +106,8 @@ class SourceChecks:
     def test_a_corrupted_download_fails_and_is_not_kept(self, tmp_path, mirror):
         relpath = self.data_files(next(iter(self.expected_counts)))[0]
         mirror.corrupted.add(relpath)
-        with pytest.raises(ChecksumError, match=relpath):
+        with pytest.raises(ChecksumError, match=f"{relpath}.*Loading again downloads it again; if the published file "
+                                                "itself has changed, pass verify=False"):
             load(self.corpus, base_url=mirror.url, checksums=self.checksum_table, cache_dir=str(tmp_path))
         mirror.corrupted.clear()  # the mirror is fixed: the same cache must not fail again
         fixed = load(self.corpus, base_url=mirror.url, checksums=self.checksum_table, cache_dir=str(tmp_path))

@@ -24,7 +24,7 @@ import sys
 from collections import Counter, defaultdict
 
 from unified_dialogue import load
-from unified_dialogue.cli import run_command
+from unified_dialogue.cli import add_no_verify_flag, run_command
 from unified_dialogue.chat import agent
 from unified_dialogue.scoring.tool_calls import gold_text, score_tool_calls
 from loaders.sgd import mapping
@@ -211,7 +211,7 @@ def main(argv=None):
     parser.add_argument("--examples", type=int, default=3, help="examples kept per kind of problem")
     parser.add_argument("--cache-dir")
     parser.add_argument("--checksums", help="the checksum table of the copy (default: the bundled one)")
-    parser.add_argument("--no-checks", action="store_true", help="a partial copy: skip the checksum checks")
+    add_no_verify_flag(parser)
     return run_command(parser, work, argv, name="agent_check", flag_hints=True)
 
 
@@ -220,8 +220,8 @@ def work(args):
     options = {"cache_dir": args.cache_dir}
     if args.checksums:
         options["checksums"] = args.checksums
-    if args.no_checks:
-        options["verification_mode"] = "no_checks"
+    if args.no_verify:
+        options["verify"] = False
     report = check(args.data_dir, args.variant, args.examples, **options)
     json.dump(report, sys.stdout, indent=1, ensure_ascii=False)
     print()

@@ -3,7 +3,7 @@ to the corpus scorer on the same rows.
 
 ``python -m unified_dialogue.tools.bench_rewards --data-dir DIR [--size 1024] [--repeat 5]``
 reads SGD's validation split from DIR (an SGD copy in the upstream layout; the validation
-split and the train schema are enough with ``--no-checks``), takes the first SIZE rows of
+split and the train schema are enough: it loads without the checks), takes the first SIZE rows of
 ``dst-chat``, ``d3st``, ``agent-call-chat`` and ``nlg-chat``, and for each config times:
 
 - the reward of the config's default metric on SIZE completions, called as GRPOTrainer calls

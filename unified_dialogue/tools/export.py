@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 
 from .. import registry
 from ..api import load
-from ..cli import run_command
+from ..cli import add_no_verify_flag, run_command
 from ..core.errors import UnifiedDialogueError
 from . import cards, stats
 from .layout import ALL, Layout
@@ -289,8 +289,7 @@ def add_build_arguments(parser):
                         help="a local copy in the upstream layout (default: download the pinned files)")
     parser.add_argument("--checksums", action="append", metavar="[CORPUS=]PATH",
                         help="the checksum table of a local copy or mirror")
-    parser.add_argument("--no-checks", action="store_true",
-                        help="verification_mode='no_checks': load a partial local copy")
+    add_no_verify_flag(parser)
     parser.add_argument("--max-shard-size", default=DEFAULT_MAX_SHARD_SIZE, type=parse_size,
                         help="Arrow bytes per Parquet shard, e.g. 500MB (default)")
     parser.add_argument("--jsonl", action="store_true", help="also write JSON Lines in the unified spec's shape")
@@ -307,7 +306,7 @@ def build_options(args):
         "combined": combined,
         "data_dirs": parse_per_corpus(args.data_dir, names, "--data-dir"),
         "checksums": parse_per_corpus(args.checksums, names, "--checksums"),
-        "verification_mode": "no_checks" if args.no_checks else None,
+        "verification_mode": "no_checks" if args.no_verify else None,
         "max_shard_size": args.max_shard_size,
         "jsonl": args.jsonl,
         "variants": not args.no_variants,

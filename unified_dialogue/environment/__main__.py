@@ -1,0 +1,117 @@
+"""Evaluate a served model in the environment: every episode of a split against an
+OpenAI-compatible chat endpoint with tools, one JSON line per episode, then a summary.
+
+    python -m unified_dialogue.environment --base-url http://127.0.0.1:8000/v1 --model NAME \\
+        --split validation --out episodes.jsonl [--mode ticket|replay] [--variant v1] \\
+        [--limit N] [--concurrency 4] [--max-steps 30] [--temperature 0] \\
+        [--data-dir path/to/sgd] [--no-checks] [--cache-dir DIR] [--summary summary.json]
+
+Run it again with the same ``--out`` to resume: the episodes already written are kept and
+not played again. The summary (success overall, per domain, seen and unseen services,
+with and without transactions) is printed, and written to ``--summary`` where given.
+The key of an endpoint that needs one is read from the environment variable named by
+``--api-key-env`` (default ``OPENAI_API_KEY``), never from the command line.
+"""
+
+import argparse
+import json
+import os
+import sys
+from urllib.parse import urlparse
+
+from ..cli import check_output, progress, run_command, write_atomically
+from ..core.errors import ConfigError
+from .play import Endpoint, evaluate
+from .tickets import MODES
+
+
+def parser():
+    made = argparse.ArgumentParser(prog="python -m unified_dialogue.environment", description=__doc__.split("\n\n")[0])
+    made.add_argument("--base-url", required=True, help="the endpoint's base URL (…/v1), where /chat/completions lies")
+    made.add_argument("--model", required=True, help="the model name the endpoint serves")
+    made.add_argument("--split", required=True, help="train, validation or test")
+    made.add_argument("--out", required=True, help="the episodes' JSON lines (resumed where it exists)")
+    made.add_argument("--mode", default="ticket", choices=MODES, help="how the user speaks (default: ticket)")
+    made.add_argument("--variant", help="an SGD-X variant, v1 … v5")
+    made.add_argument("--limit", type=int, help="play only the first N episodes of the split")
+    made.add_argument("--concurrency", type=int, default=4, help="episodes played at once (default: 4)")
+    made.add_argument("--max-steps", type=int, default=30, help="answers of the model per episode (default: 30)")
+    made.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default: 0)")
+    made.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one answer (default: 120)")
+    made.add_argument("--api-key-env", default="OPENAI_API_KEY", help="the environment variable holding the key")
+    made.add_argument("--summary", help="also write the summary to this JSON file")
+    made.add_argument("--data-dir", help="a local copy of SGD in the upstream layout (default: download)")
+    made.add_argument("--checksums", help="a checksum table of the copy")
+    made.add_argument("--cache-dir", help="the datasets cache")
+    made.add_argument("--no-checks", action="store_true", help="a partial copy: no verification")
+    return made
+
+
+def checked(args):
+    """The arguments' mistakes, before any work: one ConfigError naming the flag."""
+    url = urlparse(args.base_url)
+    if url.scheme not in ("http", "https") or not url.netloc:
+        raise ConfigError(f"--base-url {args.base_url!r}: give an http(s) URL such as http://127.0.0.1:8000/v1")
+    for flag, value, least in (("--limit", args.limit, 0), ("--concurrency", args.concurrency, 1),
+                               ("--max-steps", args.max_steps, 1)):
+        if value is not None and value < least:
+            raise ConfigError(f"{flag} {value}: give a number of at least {least}")
+    if args.timeout <= 0:
+        raise ConfigError(f"--timeout {args.timeout}: give a number of seconds above 0")
+    if args.data_dir and not os.path.isdir(args.data_dir):
+        raise ConfigError(f"--data-dir {args.data_dir}: no such folder")
+    inputs = [args.data_dir, args.checksums]
+    check_output(args.out, "--out", inputs)
+    if args.summary:
+        check_output(args.summary, "--summary", inputs + [args.out])
+
+
+def show(done, total):
+    sys.stderr.write(f"\r{done}/{total} episodes")
+    sys.stderr.flush()
+
+
+def main(argv=None):
+    def work(args):
+        from .splits import prepare
+
+        checked(args)
+        options = {name: getattr(args, name) for name in ("data_dir", "checksums", "cache_dir")
+                   if getattr(args, name)}
+        if args.no_checks:
+            options["verification_mode"] = "no_checks"
+        progress(False)
+        ready = prepare(args.split, mode=args.mode, variant=args.variant, **options)
+        unseen = unseen_services(ready, args.variant, options)
+        endpoint = Endpoint(args.base_url, args.model, os.environ.get(args.api_key_env), args.temperature,
+                            args.timeout)
+        terminal = sys.stderr.isatty()
+        result = evaluate(endpoint, ready, args.out, unseen=unseen, limit=args.limit, concurrency=args.concurrency,
+                          max_steps=args.max_steps, variant=args.variant, progress=show if terminal else None)
+        if terminal:
+            sys.stderr.write("\n")
+        text = json.dumps(result, indent=2, ensure_ascii=False)
+        if args.summary:
+            write_atomically(args.summary, text + "\n")
+        print(text)
+        return 0
+
+    try:
+        return run_command(parser(), work, argv, flag_hints=True)
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted: the episodes written are kept; run the same command again to resume\n")
+        return 130
+
+
+def unseen_services(ready, variant, options):
+    """The split's services that the train split's schema lacks (none for train)."""
+    if ready.name == "train":
+        return set()
+    from .. import load
+
+    train = load("sgd", "schema", split="train", **({"variant": variant} if variant else {}), **options)
+    return set(ready.schemas) - set(train["service_name"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

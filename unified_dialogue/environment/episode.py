@@ -1,0 +1,128 @@
+"""One episode: an agent playing one dialogue's goal against the database, and its own
+state (the calls it made, its transactions, what it told the user), never shared.
+
+Every call is answered with a text the model reads: the result rows as a JSON list of
+objects (as ``agent-chat``'s tool messages hold them; ``[]`` for no row, and for a refused
+transaction), or ``{"error": "..."}`` saying what to change (an unknown tool, an argument
+that is no slot of the tool, a missing required one, a value outside a categorical slot's
+values, a message to a user who has left). A bad call never raises.
+
+``replay`` mode: the user's turns come back one per ``send_message_to_user`` call, in
+order; the last one ends the conversation (a further message is answered with an error).
+``ticket`` mode has no user to talk to: the goal is the first user message, and the
+agent's final answer (which the episode does not see) is what the user is told.
+"""
+
+from collections import Counter
+
+from ..chat.agent import dumps
+from . import database
+from .database import pairs_dict
+from .services import Services
+from .tickets import user_text
+
+NOT_TEXT = "arguments must be a JSON object of the tool's arguments"
+
+
+def error_text(message):
+    return dumps({"error": message})
+
+
+class Episode:
+    """The state of one episode of a dialogue.
+
+    Args:
+        services: the ``Services`` of the dialogue's service schemas.
+        path: the database file of the split (``database.build``).
+        row: the dialogue's ``episodes`` row (at least ``dialogue_id``, ``mode``,
+            ``user_turns`` and ``outcome``).
+
+    Example:
+        >>> episode = Episode(Services(schemas), path, row)
+        >>> episode.call("Restaurants_1__FindRestaurants", {"city": "San Jose", "cuisine": "Italian"})
+        '[{"city": "San Jose", ...}]'
+    """
+
+    def __init__(self, services, path, row):
+        self.services = services
+        self.path = path
+        self.dialogue_id = row["dialogue_id"]
+        self.mode = row["mode"]
+        self.user_turns = list(row.get("user_turns") or [])
+        self.outcome = row["outcome"]
+        self.next_turn = 1  # the first user turn is the prompt's
+        self.ended = False
+        self.calls = []  # {"tool", "arguments", "answer"} in order
+        self.transactions = []  # (tool name, key) of each transaction that returned a row
+        self.made = Counter()  # times each call key was made
+        self.read = set()  # (tool name, slot, compared value) of every row returned
+        self.messages = []  # what the agent sent the user
+
+    # ------------------------------------------------------------ tools
+
+    def call(self, name, arguments):
+        """Call the tool ``name`` with ``arguments`` (a dict); the text the model reads."""
+        tool = self.services.tools.get(name)
+        if tool is None:
+            answer = error_text(f"there is no tool {name!r}; the tools are {', '.join(self.services.tools)}")
+        elif not isinstance(arguments, dict):
+            answer = error_text(NOT_TEXT)
+        else:
+            answer = self.answer(tool, arguments)
+        self.calls.append({"tool": name, "arguments": arguments, "answer": answer})
+        return answer
+
+    def answer(self, tool, arguments):
+        key = tool.key(arguments)
+        recordings = database.recorded(self.path, self.dialogue_id, key)
+        if not recordings:
+            problems = tool.problems(arguments)
+            if problems:
+                return error_text("; ".join(problems))
+        occurrence = self.made[key]
+        self.made[key] += 1
+        if recordings:
+            rows = recordings[min(occurrence, len(recordings) - 1)]
+        elif tool.transactional:
+            rows = tool.confirmation(arguments)
+        else:
+            rows = database.matching(self.path, tool, tool.compared(arguments))
+        if tool.transactional and rows:
+            self.transactions.append((tool.name, key))
+        for row in rows:
+            self.read.update((tool.name, slot, value) for slot, value in self.services.row_values(tool, row).items())
+        return dumps(rows)
+
+    def send_message_to_user(self, message):
+        """``replay`` mode: tell the user ``message``; the user's next turn, or an error
+        once the user has left."""
+        if not isinstance(message, str):
+            answer = error_text("the message must be text")
+        elif self.ended or self.mode != "replay":
+            answer = error_text(user_text("ended"))
+        else:
+            self.messages.append(message)
+            answer = self.user_turns[self.next_turn] if self.next_turn < len(self.user_turns) else ""
+            self.next_turn += 1
+            if self.next_turn >= len(self.user_turns):
+                self.ended = True
+                answer = f"{answer}\n\n({user_text('ended')})"
+        self.calls.append({"tool": "send_message_to_user", "arguments": {"message": message}, "answer": answer})
+        return answer
+
+    # ------------------------------------------------------------ what it did
+
+    def trajectory(self):
+        """The calls made, in order: ``[{"tool", "arguments", "answer"}]``."""
+        return list(self.calls)
+
+    def __getstate__(self):
+        return dict(self.__dict__)
+
+
+def gold_keys(services, calls):
+    """The call keys of gold calls (``{service, intent, arguments}`` entries)."""
+    return [services.tool(c["service"], c["intent"]).key(pairs_dict(c["arguments"])) for c in calls]
+
+
+__all__ = ["Episode", "Services", "error_text", "gold_keys"]

@@ -1,0 +1,83 @@
+"""A split made ready to play: its ``episodes`` rows, its service schemas, and its
+database file, built once into the cache of the ``database`` config and reused.
+
+The file lies beside the ``database`` config's cache files (``environment-<split>.sqlite``
+in the folder of the built config, whose name carries the variant and the source's
+fingerprint); a config kept in memory gets one in the temporary folder, named by its
+fingerprint.
+"""
+
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import Dict
+
+from .. import load, registry
+from ..core.errors import ConfigError
+from . import database
+from .episodes import checked_mode
+from .services import Services
+
+
+def file_for(rows, split):
+    """Where the database of ``rows`` (a built ``database`` config) lies."""
+    if rows.cache_files:
+        folder = os.path.dirname(rows.cache_files[0]["filename"])
+        return os.path.join(folder, f"environment-{split}.sqlite")
+    return os.path.join(tempfile.gettempdir(), "unified_dialogue", f"environment-{rows._fingerprint}.sqlite")
+
+
+def database_file(split, *, variant=None, **load_options):
+    """The database file of ``split`` (built if it is not yet, or is of another version).
+
+    Args:
+        split: a split of SGD.
+        variant: an SGD-X variant (``v1`` … ``v5``), or None.
+        load_options: ``load``'s options (``data_dir``, ``cache_dir``, ``verification_mode``, ...).
+
+    Returns:
+        The path of the SQLite file.
+
+    Example:
+        >>> path = database_file("validation", data_dir="path/to/sgd")
+    """
+    variant_option = {"variant": variant} if variant else {}
+    rows = load("sgd", "database", split=split, **variant_option, **load_options)
+    path = file_for(rows, split)
+    if not database.is_current(path):
+        schemas = load("sgd", "schema", split=split, **variant_option, **load_options)
+        database.build(rows, schemas, path)
+    return path
+
+
+@dataclass
+class Split:
+    """A split ready to play: ``episodes`` (the ``episodes`` rows of the mode), ``schemas``
+    (service name → schema record), ``path`` (the database file)."""
+
+    name: str
+    mode: str
+    episodes: object
+    schemas: Dict[str, dict]
+    path: str
+
+    def services(self, names):
+        """The ``Services`` of a dialogue's services ``names``."""
+        return Services(self.schemas[name] for name in names)
+
+
+def prepare(split, *, mode="ticket", variant=None, instruction=None, **load_options):
+    """``Split`` of ``split`` in ``mode`` (see ``database_file`` for the arguments; the
+    ``episodes`` config's own options ``mode`` and ``instruction``)."""
+    checked_mode(mode)
+    known = registry.get("sgd").splits
+    if split not in known:
+        raise ConfigError(f"split {split!r}: the environment plays one split of SGD at a time, one of "
+                          f"{', '.join(known)}")
+    variant_option = {"variant": variant} if variant else {}
+    episodes = load("sgd", "episodes", split=split, mode=mode, instruction=instruction, **variant_option,
+                    **load_options)
+    schemas = {row["service_name"]: row for row in load("sgd", "schema", split=split, **variant_option,
+                                                        **load_options)}
+    path = database_file(split, variant=variant, **load_options)
+    return Split(split, mode, episodes, schemas, path)
