@@ -69,21 +69,24 @@ $(VENVRL)/.installed: setup.cfg pyproject.toml requirements/rl.txt requirements/
 	$(VENVRL)/bin/python -m pip install -q -r requirements/rl.txt -e .
 	touch $@
 
-# The harness tests: lm-eval's numbers against the scoring command's, the stand-in server
-# with lm-eval's server backends and the OpenAI client, the docs' server example, the metadata's
-# "verify": false.
+# The harness tests: lm-eval's numbers against the scoring command's (a --limit run's too),
+# the run's metadata checked, the stand-in server with lm-eval's server backends and the
+# OpenAI client, the docs' server example, the metadata's "verify": false.
 test-harness: env-harness
-	$(VENVH)/bin/python -m pytest tests/test_harness.py tests/test_server.py tests/test_server_clients.py \
-		tests/test_docs_examples.py tests/test_partial_copies.py $(PYTEST_ARGS)
+	$(VENVH)/bin/python -m pytest tests/test_harness.py tests/test_harness_limit.py tests/test_harness_metadata.py \
+		tests/test_server.py tests/test_server_clients.py tests/test_docs_examples.py tests/test_partial_copies.py \
+		$(PYTEST_ARGS)
 
 # The docs' example of lm-eval's hf backend, on the tiny model.
 test-harness-hf: env-harness-hf
 	$(VENVHF)/bin/python -m pytest tests/test_docs_examples.py $(PYTEST_ARGS)
 
-# The TRL reward functions in a GRPOTrainer step (docs/rl.md), a DPOTrainer step on FaithDial's
-# preference rows, the tiny model, the docs' and FaithDial card's GRPO, DPO, KTO and reward-model examples.
+# The TRL reward functions in a GRPOTrainer step (docs/rl.md), pickled, a DPOTrainer step on
+# FaithDial's preference rows, the tiny model, the docs' and FaithDial card's GRPO, DPO, KTO and
+# reward-model examples.
 test-rl: env-rl
-	$(VENVRL)/bin/python -m pytest tests/test_rewards.py tests/test_rewards_trl.py tests/test_preference_trl.py \
+	$(VENVRL)/bin/python -m pytest tests/test_rewards.py tests/test_rewards_pickle.py tests/test_rewards_trl.py \
+		tests/test_preference_trl.py \
 		tests/test_tiny_model.py tests/test_docs_examples.py $(PYTEST_ARGS)
 
 # Byte-exact round trip of a local copy, by the corpus's own check: make roundtrip DATA=path/to/sgd

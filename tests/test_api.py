@@ -6,6 +6,7 @@ import pytest
 
 from conftest import checksums, fixture_dir
 from unified_dialogue import load
+from unified_dialogue.api import load_builder
 from unified_dialogue.core.errors import ConfigError
 
 
@@ -26,8 +27,15 @@ def test_an_unknown_option_is_named_with_the_options_there_are(tmp_path):
 
 
 def test_an_unknown_config_is_named(tmp_path):
-    with pytest.raises(ConfigError, match="sgd has no config 'dst2': its configs are unified, original, schema"):
+    with pytest.raises(ConfigError, match=r"sgd has no config 'dst2': did you mean 'dst'\? \(its configs: unified, original, schema"):
         load("sgd", "dst2", data_dir=str(fixture_dir("sgd")))
+
+
+def test_a_download_timeout_alone_builds_a_declared_config_on_every_datasets_line(tmp_path):
+    # it is no part of the config's id (the download's cache is the same): datasets 4 and later then
+    # compare the config with the declared one, which must not tell them apart
+    builder = load_builder("sgd", "dst", cache_dir=str(tmp_path), download_timeout=3)
+    assert (builder.config.name, builder.config.download_timeout) == ("dst", 3)
 
 
 def test_download_mode_keep_in_memory_and_trust_remote_code_are_taken(tmp_path):

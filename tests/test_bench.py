@@ -23,7 +23,7 @@ def test_benchmark_runs_every_row_on_the_sgd_fixtures():
         "sgd dst: build, 1 process", "sgd nlg: build, 1 process", "sgd response: build, 1 process",
         "sgd nlu: build, 1 process", "sgd d3st: build, 1 process", "sgd dst-chat: build, 1 process",
         "sgd nlg-chat: build, 1 process", "sgd response-chat: build, 1 process", "sgd nlu-chat: build, 1 process",
-        "sgd agent-chat: build, 1 process", "sgd agent-call-chat: build, 1 process",
+        "sgd user-chat: build, 1 process", "sgd agent-chat: build, 1 process", "sgd agent-call-chat: build, 1 process",
         "sgd database: build, 1 process", "sgd episodes: build, 1 process",
         "sgd unified: streaming", "sgd unified: reload from cache",
     ]
@@ -36,10 +36,10 @@ def test_benchmark_runs_every_row_on_the_sgd_fixtures():
     for label, line in rows.items():
         if "cannot read the files" in line:  # datasets' json loader, on some versions
             continue
-        # a view has a row per user or system turn (the fixtures alternate), nlu per turn,
+        # a view has a row per user or system turn (the fixtures alternate; user-chat per user turn), nlu per turn,
         # d3st per frame of a user turn, agent-call-chat and database per service call, agent-chat
         # and episodes per dialogue
-        expected = {"dst": turns // 2, "nlg": turns // 2, "response": turns // 2, "nlu": turns,
+        expected = {"dst": turns // 2, "nlg": turns // 2, "response": turns // 2, "user": turns // 2, "nlu": turns,
                     "d3st": user_frames, "agent-call": calls, "database": calls}.get(label.split()[1].rstrip(":").removesuffix("-chat"), dialogues)
         assert f" {expected} " in line, line
     assert "× floor" in table.splitlines()[0] and "CPU s" in table.splitlines()[0]

@@ -42,6 +42,7 @@ EXAMPLES = {
     "harness-server": ("docs/harness.md", ["lm_eval", "aiohttp", "tenacity"]),
     "environment-grpo": ("docs/environment.md", ["trl", "torch"]),
     "environment-evaluate": ("docs/environment.md", []),
+    "environment-simulated": ("docs/environment.md", []),
 }
 
 
@@ -180,3 +181,14 @@ def test_the_environment_evaluation_example_gives_the_gold_agent_1(tmp_path):
     assert done.returncode == 0, done.stderr[-4000:]
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["overall"]["episodes"] == 3 and summary["overall"]["reward"] == 1.0
+
+
+def test_the_simulated_user_example_gives_the_gold_agent_and_the_corpuss_user_1(tmp_path):
+    ((language, code),) = blocks("environment-simulated")
+    assert language == "python" and "--mode simulated" in code
+    done = subprocess.run([sys.executable, "-c", on_fixtures(code)], cwd=tmp_path, env=environment(),
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-4000:]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["overall"]["episodes"] == 3 and summary["overall"]["reward"] == 1.0
+    assert summary["failures"] == {"agent": 0, "user": 0}

@@ -12,11 +12,13 @@ import pytest
 from conftest import checksums, fixture_dir
 from test_agent import minimal_record
 from unified_dialogue import UNIFIED_FEATURES, load
+from unified_dialogue.chat.ticket import ticket
 from unified_dialogue.core.errors import ConfigError, SourceFormatError
-from unified_dialogue.environment import calls, database, gold, goals, reward, splits, tickets
+from unified_dialogue.environment import calls, database, gold, reward, splits, tickets
 from unified_dialogue.environment.episode import Episode
 from unified_dialogue.environment.services import Services
 from unified_dialogue.tools import environment_check
+from unified_dialogue.views import goals
 
 SPLITS = ("train", "validation", "test")
 MODES = ("ticket", "replay")
@@ -215,7 +217,7 @@ def test_a_goal_keeps_a_changed_value_in_order_and_adds_the_final_state():
     (entry,) = goals.goal(turns, schemas)["intents"]
     assert entry["transactional"] and entry["constraints"] == [{"slot": "city", "values": ["New York", "LA"]},
                                                                {"slot": "hotel", "values": ["Ritz"]}]
-    text = tickets.ticket({"intents": [entry]}, {})
+    text = ticket({"intents": [entry]}, {})
     assert "- city: LA (I first asked for New York)" in text and "- hotel: Ritz" in text
 
 
@@ -224,14 +226,14 @@ def test_episodes_rows_hold_the_ticket_or_the_first_user_turn(ready):
     replay_split, _ = ready("validation", "replay")
     for ticket_row, replay_row in zip(ticket_split.episodes, replay_split.episodes):
         by_name = {name: ticket_split.schemas[name] for name in ticket_row["services"]}
-        assert ticket_row["prompt"][1]["content"] == tickets.ticket(ticket_row["goal"], by_name)
+        assert ticket_row["prompt"][1]["content"] == ticket(ticket_row["goal"], by_name)
         assert replay_row["prompt"][1]["content"] == replay_row["user_turns"][0]
         assert [m["content"] for m in (ticket_row["prompt"][0], replay_row["prompt"][0])] == \
             [tickets.instruction("ticket"), tickets.instruction("replay")]
 
 
 def test_an_unknown_mode_is_an_error_naming_the_modes(tmp_path):
-    with pytest.raises(ConfigError, match="option mode takes one of 'ticket', 'replay', not 'chat'"):
+    with pytest.raises(ConfigError, match="option mode takes one of 'ticket', 'replay', 'simulated', not 'chat'"):
         load("sgd", "episodes", split="validation", mode="chat", cache_dir=str(tmp_path), **{
             "data_dir": str(fixture_dir("sgd")), "checksums": checksums("sgd")})
 

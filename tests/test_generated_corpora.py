@@ -145,6 +145,29 @@ def test_gold_d3st_scores_1_by_default_and_under_its_options(tmp_path_factory, n
     scores_1()
 
 
+@pytest.mark.parametrize("name", list(generated("user-chat")))
+def test_gold_user_chat_scores_1_on_every_per_row_metric(tmp_path_factory, name):
+    from unified_dialogue.core.answer import answer
+    from unified_dialogue.scoring.user import ROW_METRICS, score_user
+
+    @budget(0.4)
+    @given(drawn=GENERATED[name].corpora(), with_options=st.booleans())
+    def scores_1(drawn, with_options):
+        with example_folder(tmp_path_factory, name) as folder:
+            kwargs = drawn.load_kwargs(folder, with_options)
+            for split, rows in loaded(name, "user-chat", folder, kwargs).items():
+                texts = {row["id"]: row["completion"][0]["content"] for row in rows}
+                result = score_user(texts, rows, per_row=True,
+                                    load_rows=lambda config, split=split: loaded(name, config, folder, kwargs)[split])
+                # an utterance holding a reasoning marker is read as a model's output is (docs/views.md)
+                own = {i for i, text in texts.items() if answer(text)[0] == text.strip()}
+                below = [(r["id"], k, r[k]) for r in result["per_row"] for k in ROW_METRICS
+                         if r[k] != 1.0 and r["id"] in own]
+                assert below == [], (split, below)
+
+    scores_1()
+
+
 # The gold text of a row of each scored chat config, as a model writes it.
 GOLD_TEXTS = {"dst-chat": lambda row: row["completion"][0]["content"], "agent-call-chat": gold_text,
               "critic-chat": lambda row: row["completion"][0]["content"]}

@@ -24,10 +24,11 @@ from unified_dialogue.harness.task import load_arguments  # noqa: E402
 DST = {name: ("#ALL_SERVICES", name) for name in (
     "joint_goal_accuracy", "average_goal_accuracy", "active_intent_accuracy", "requested_slots_f1")}
 GENERATION = {"bleu": ("all", "bleu"), "chrf": ("all", "chrf"), "rougeL": ("all", "rougeL", "fmeasure")}
+NLU = {"frame_exact_match": ("frame_exact_match",), "slot_f1": ("slot_f1",), "malformed": ("malformed",)}
 # Each task: (corpus, config, variant, {metric lm-eval reports: where the scorer's result has it}).
 TASK_SPECS = {
     "sgd_dst_chat": ("sgd", "dst-chat", None, {**DST, "malformed": ("malformed",)}),
-    "sgd_d3st": ("sgd", "d3st", None, DST),
+    "sgd_d3st": ("sgd", "d3st", None, {**DST, "malformed": ("malformed",)}),
     "sgd_agent_call": ("sgd", "agent-call-chat", None, {
         "call_accuracy": ("call_accuracy",), "joint_accuracy": ("joint_accuracy",),
         "argument_f1": ("argument_f1",), "malformed": ("malformed",)}),
@@ -35,17 +36,26 @@ TASK_SPECS = {
     "sgd_response": ("sgd", "response-chat", None, GENERATION),
     "faithdial_response": ("faithdial", "response-chat", None, {**GENERATION, "knowledge_f1": ("all", "knowledge_f1")}),
     "faithdial_critic": ("faithdial", "critic-chat", None, {
-        "accuracy": ("accuracy",), "macro_f1": ("macro", "f1"), "hallucination_f1": ("labels", "Hallucination", "f1")}),
+        "accuracy": ("accuracy",), "macro_precision": ("macro", "precision"), "macro_recall": ("macro", "recall"),
+        "macro_f1": ("macro", "f1"), "hallucination_precision": ("labels", "Hallucination", "precision"),
+        "hallucination_recall": ("labels", "Hallucination", "recall"),
+        "hallucination_f1": ("labels", "Hallucination", "f1"), "malformed": ("malformed",)}),
+    "sgd_nlu_chat": ("sgd", "nlu-chat", None, {**NLU, "intent_accuracy": ("intent_accuracy",)}),
+    "ccpe_nlu_chat": ("ccpe", "nlu-chat", None, NLU),  # CCPE-M annotates no intents
+    "ccpe_response": ("ccpe", "response-chat", None, GENERATION),
+    "sgd_user_chat": ("sgd", "user-chat", None, {**GENERATION, "informed_values_said": ("all", "informed_values_said"),
+                                                 "stop_accuracy": ("all", "stop_accuracy")}),
     **{f"sgd_dst_chat_v{v}": ("sgd", "dst-chat", f"v{v}", {**DST, "malformed": ("malformed",)}) for v in range(1, 6)},
 }
 GROUPS = ["unified_dialogue", "unified_dialogue_sgd_x"]
+CORPORA = ("sgd", "faithdial", "ccpe")
 
 
 @pytest.fixture(scope="session")
 def metadata(tmp_path_factory):
     """The run's metadata: the fixtures as each corpus's local copy, a cache of the tests' own."""
-    return {"data_dir": {c: str(fixture_dir(c)) for c in ("sgd", "faithdial")},
-            "checksums": {c: checksums(c) for c in ("sgd", "faithdial")},
+    return {"data_dir": {c: str(fixture_dir(c)) for c in CORPORA},
+            "checksums": {c: checksums(c) for c in CORPORA},
             "cache_dir": str(tmp_path_factory.mktemp("harness-cache"))}
 
 
@@ -72,9 +82,15 @@ def dig(metrics, path):
     return float(metrics)
 
 
+def split_of(corpus):
+    """The split a corpus's tasks evaluate: ``test``, CCPE-M's one split ``train``."""
+    return "train" if corpus == "ccpe" else "test"
+
+
 def command_metrics(metadata, corpus, config, variant, predictions):
     """What the scoring command's function gives for these texts on the fixtures."""
-    return scoring.score(corpus, config, "test", predictions, variant=variant, data_dir=metadata["data_dir"][corpus],
+    return scoring.score(corpus, config, split_of(corpus), predictions, variant=variant,
+                         data_dir=metadata["data_dir"][corpus],
                          load_options={"checksums": metadata["checksums"][corpus], "cache_dir": metadata["cache_dir"]})
 
 
@@ -94,6 +110,42 @@ def test_lm_eval_reports_what_the_scorer_reports_on_the_same_texts(runs, metadat
     reported = {key.split(",")[0]: value for key, value in results["results"][task].items()
                 if key.endswith(",none") and "_stderr" not in key}
     assert reported == {metric: dig(scored, path) for metric, path in metrics.items()}
+
+
+def test_a_task_file_lists_no_metric_and_each_task_reports_its_configs_declared_metrics(runs):
+    from unified_dialogue.scoring.configs import CONFIGS
+
+    for task, (corpus, config, _, metrics) in TASK_SPECS.items():
+        text = (__import__("pathlib").Path(TASKS) / f"{task}.yaml").read_text()
+        assert "metric_list" not in text
+        declared = {metric.name: (metric.path, metric.higher_is_better) for metric in CONFIGS[config].metrics}
+        assert set(metrics) <= set(declared) and {declared[m][0] for m in metrics} == set(metrics.values())
+        assert runs[False]["higher_is_better"][task] == {m: declared[m][1] for m in metrics}
+
+
+def test_every_scored_config_a_model_can_be_prompted_with_has_a_task_on_every_corpus():
+    import re
+
+    import datasets
+
+    from unified_dialogue import registry
+    from unified_dialogue.scoring.configs import CONFIGS
+
+    def promptable(config):
+        """Chat messages, or D3ST's input text (nlg's GEM prompt is a string beside its acts),
+        that a model answers with a text (preference is scored from a model's scores)."""
+        features = config.features
+        return CONFIGS[config.name].predicts_text and (
+            "input" in features or ("prompt" in features and not isinstance(features["prompt"], datasets.Value)))
+
+    named = set()
+    for path in __import__("pathlib").Path(TASKS).glob("*.yaml"):
+        fields = dict(re.findall(r"^  (corpus|config): (\S+)$", path.read_text(), re.M))
+        if fields:
+            named.add((fields["corpus"], fields["config"]))
+    wanted = {(corpus.name, config.name) for corpus in registry.corpora().values() if corpus.package.startswith("loaders")
+              for config in corpus.configs if config.name in CONFIGS and promptable(config)}
+    assert wanted == named
 
 
 def test_perturbed_texts_score_below_the_gold_ones_on_every_task(runs):
@@ -189,7 +241,7 @@ def server_runs(metadata):
     from unified_dialogue.testing.server import StandInServer, gold
 
     rows = [row for corpus, config, variant, _ in TASK_SPECS.values()
-            for row in load(corpus, config, split="test", data_dir=metadata["data_dir"][corpus],
+            for row in load(corpus, config, split=split_of(corpus), data_dir=metadata["data_dir"][corpus],
                             checksums=metadata["checksums"][corpus], cache_dir=metadata["cache_dir"],
                             **({"variant": variant} if variant else {}))]
     with StandInServer(gold(rows)) as server:
@@ -302,3 +354,15 @@ def test_samples_of_several_filters_need_one_chosen(tmp_path):
     with pytest.raises(ValueError, match="several filters \\(none, strict\\)"):
         read_samples(path)
     assert read_samples(path, "strict") == {"a": "y"}
+
+
+def test_a_results_file_given_as_samples_says_what_it_is_and_which_file_to_give(cli_run, tmp_path):
+    results, samples = cli_run
+    (path,) = samples.parent.glob("results_*.json")
+    done = run("-m", "unified_dialogue.harness", "samples-to-predictions", str(path))
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert f"{path}: an lm-eval results file" in done.stderr and samples.name in done.stderr
+    alone = tmp_path / "results_2026.json"
+    alone.write_text(json.dumps(results))
+    done = run("-m", "unified_dialogue.harness", "samples-to-predictions", str(alone))
+    assert done.returncode == 2 and "--log_samples" in done.stderr

@@ -12,14 +12,17 @@ import pytest
 
 from conftest import checksums, fixture_dir, write_predictions
 from unified_dialogue import rewards
+from unified_dialogue.core.errors import ConfigError
 from unified_dialogue.scoring import ScoringError
+from unified_dialogue.scoring.configs import CONFIGS
 from unified_dialogue.scoring.tool_calls import gold_call, gold_text
 
 # (corpus, config, split): the configs with rewards, on their fixtures.
 CASES = [("sgd", "dst-chat", "validation"), ("sgd", "d3st", "validation"), ("sgd", "agent-call-chat", "validation"),
          ("sgd", "nlg", "validation"), ("sgd", "nlg-chat", "validation"), ("sgd", "response-chat", "validation"),
          ("faithdial", "response-chat", "test_topic"), ("sgd", "nlu-chat", "validation"),
-         ("ccpe", "nlu-chat", "train"), ("faithdial", "critic-chat", "test"), ("faithdial", "critic", "validation")]
+         ("ccpe", "nlu-chat", "train"), ("sgd", "user-chat", "validation"), ("faithdial", "critic-chat", "test"),
+         ("faithdial", "critic", "validation")]
 UNREADABLE = "}} not ] what [ any = scorer ; reads"
 
 
@@ -72,13 +75,13 @@ def test_the_gold_completion_scores_one_with_the_default_reward(build, cache, co
     function = make(cache, corpus, config, split)
     values = call_as_trl(function, gold_texts(build, corpus, config, split), conversational)
     assert values == [1.0] * len(values) and len(values) > 3
-    assert function.__name__ == f"{config}_{rewards.TASKS[config].metrics[0]}"
+    assert function.__name__ == f"{config}_{CONFIGS[config].row_metrics[0]}"
 
 
 @pytest.mark.parametrize("corpus, config, split", [case for case in CASES if case[1] in (
     "dst-chat", "d3st", "agent-call-chat", "nlu-chat", "critic-chat")])
 def test_an_unreadable_text_scores_zero_with_every_metric(build, cache, corpus, config, split):
-    functions = make(cache, corpus, config, split, metric=list(rewards.TASKS[config].metrics))
+    functions = make(cache, corpus, config, split, metric=list(CONFIGS[config].row_metrics))
     texts = dict.fromkeys(gold_texts(build, corpus, config, split), UNREADABLE)
     if config not in ("dst-chat", "nlu-chat"):  # an empty text of these is readable: nothing found
         texts[next(iter(texts))] = ""
@@ -127,10 +130,10 @@ def imperfect(texts):
 def test_every_reward_is_the_per_row_value_of_the_command(build, cache, tmp_path, corpus, config, split):
     texts = imperfect(gold_texts(build, corpus, config, split))
     records, malformed = per_row_of_the_command(cache, tmp_path, corpus, config, split, texts)
-    metrics = [name for name in rewards.TASKS[config].metrics if name in next(iter(records.values()))]
+    metrics = [name for name in CONFIGS[config].row_metrics if name in next(iter(records.values()))]
     # (the command scores SER on nlg rows, not on SGD's response rows: chrF alone there)
-    assert rewards.TASKS[config].metrics[0] in metrics
-    assert len(metrics) >= min(len(rewards.TASKS[config].metrics), 1 + ((corpus, config) != ("sgd", "response-chat")))
+    assert CONFIGS[config].row_metrics[0] in metrics
+    assert len(metrics) >= min(len(CONFIGS[config].row_metrics), 1 + ((corpus, config) != ("sgd", "response-chat")))
     functions = make(cache, corpus, config, split, metric=metrics)
     varied = set()
     for function, metric in zip(functions, metrics):
@@ -138,7 +141,7 @@ def test_every_reward_is_the_per_row_value_of_the_command(build, cache, tmp_path
         expected = [0.0 if i in malformed else records[i].get(metric) for i in texts]  # None: no value for the row
         assert values == pytest.approx(expected, abs=1e-12), metric
         varied.update(value for value in values if value is not None)
-    assert len(varied) > 1 and (config in ("nlg", "nlg-chat", "response-chat") or malformed)
+    assert len(varied) > 1 and (config in ("nlg", "nlg-chat", "response-chat", "user-chat") or malformed)
 
 
 def test_an_id_no_row_has_and_a_dataset_without_ids_are_errors_naming_them(build, cache):
@@ -146,7 +149,8 @@ def test_an_id_no_row_has_and_a_dataset_without_ids_are_errors_naming_them(build
     texts = gold_texts(build, "sgd", "dst-chat", "validation")
     with pytest.raises(ScoringError, match="sgd/train/nope/1"):
         call_as_trl(function, {**texts, "sgd/train/nope/1": "x"})
-    with pytest.raises(ScoringError, match="no 'id' column"):
+    with pytest.raises(ScoringError, match=r"no 'id' column.*keep it in the training dataset: "
+                                           r'\.select_columns\(\["prompt", "id"\]\)'):
         function(prompts=["..."], completions=["x"], completion_ids=[[1]])
 
 
@@ -205,7 +209,7 @@ def test_without_a_split_the_rows_of_every_split_are_rewarded_each_with_its_own_
 def test_no_text_makes_a_reward_raise_and_every_value_is_in_the_unit_interval(build, cache, corpus, config, split):
     from hypothesis import given, settings, strategies as st
 
-    metrics = [name for name in rewards.TASKS[config].metrics
+    metrics = [name for name in CONFIGS[config].row_metrics
                if not name.startswith(("slot_accuracy", "knowledge")[corpus == "sgd"])]
     functions = make(cache, corpus, config, split, metric=metrics)
     gold = list(gold_texts(build, corpus, config, split).items())
@@ -225,15 +229,16 @@ def test_no_text_makes_a_reward_raise_and_every_value_is_in_the_unit_interval(bu
 
 
 @pytest.mark.parametrize("options, words", [
-    ({"split": "dev"}, "split 'dev': sgd has the splits train, validation, test"),
-    ({"level": "dst"}, "the dst-chat config of sgd takes no option 'level'; level is an option of d3st"),
-    ({"bogus": 1}, "the dst-chat config of sgd takes no option 'bogus'"),
+    ({"split": "dev"}, "^split 'dev': sgd has the splits train, validation, test$"),
+    ({"level": "dst"}, "^the dst-chat config of sgd takes no option 'level' \\(.*\\); level is an option of d3st$"),
+    ({"bogus": 1}, "^the dst-chat config of sgd takes no option 'bogus' \\(its options: "),
+    ({"use_fuzzy": True}, "takes no option 'use_fuzzy': did you mean 'use_fuzzy_match'\\? \\(.*its scorer settings: "
+                          "use_fuzzy_match, joint_acc_across_turn;"),
 ])
 def test_a_split_or_option_the_config_lacks_is_refused_before_anything_loads(tmp_path, options, words):
     split = options.pop("split", "validation")
-    with pytest.raises(ValueError) as refused:  # ScoringError and ConfigError are ValueErrors
+    with pytest.raises(ConfigError, match=words):  # as load and scoring.score refuse them
         rewards.reward("sgd", "dst-chat", split, data_dir=str(tmp_path / "nothing here"), **options)
-    assert str(refused.value) == words
 
 
 def test_a_completion_in_a_code_fence_after_reasoning_scores_as_its_answer(build, cache):

@@ -169,13 +169,18 @@ def test_the_config_options_are_typed_as_the_loader_types_them(build, tmp_path):
 
 
 def test_a_config_without_a_scorer_is_an_error_naming_those_with_one():
-    with pytest.raises(ScoringError, match="no scorer for config 'agent-chat': there is one for .*dst-chat"):
+    with pytest.raises(ScoringError, match=r"no scorer for config 'agent-chat' \(there is one for .*dst-chat"):
         scoring.scorer("agent-chat")
     assert scoring.flags("dst-chat") == {"use_fuzzy_match": True, "joint_acc_across_turn": False}
 
 
-def test_score_refuses_an_argument_its_scorer_does_not_take_before_loading(tmp_path):
-    from unified_dialogue.scoring import ScoringError, score
+def test_score_sorts_its_arguments_and_refuses_a_misspelt_setting_before_loading(tmp_path):
+    from unified_dialogue.core.errors import ConfigError
 
-    with pytest.raises(ScoringError, match="takes no argument 'checksums'.*go in load_options"):
-        score("sgd", "dst-chat", "validation", {}, data_dir=str(tmp_path / "nothing here"), checksums="x.tsv")
+    nothing = str(tmp_path / "nothing here")
+    with pytest.raises(ConfigError, match="takes no option 'use_fuzy_match': did you mean 'use_fuzzy_match'\\? "
+                                          "\\(.*its scorer settings: use_fuzzy_match, joint_acc_across_turn"):
+        score("sgd", "dst-chat", "validation", {}, data_dir=nothing, use_fuzy_match=False)
+    with pytest.raises(ConfigError, match="^split 'dev': sgd has the splits train, validation, test$"):
+        score("sgd", "dst-chat", "dev", {}, data_dir=nothing, checksums="x.tsv")
+    assert not (tmp_path / "nothing here").exists()

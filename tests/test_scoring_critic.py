@@ -85,17 +85,24 @@ def test_a_text_is_read_as_one_label_leniently(text, label):
 def test_an_unreadable_text_is_malformed_and_wrong_a_missing_one_missing(build):
     rows = build("faithdial", "critic")["test"]
     texts = dict(zip(rows["id"], rows["label"]))
-    first, second = rows["id"][:2]
+    first, second, third = rows["id"][:3]
     texts[first] = "I think it is faithful."
     del texts[second]
     with pytest.raises(ScoringError, match="1 row\\(s\\) have no prediction"):
         score_critic(texts, rows)
+    texts[third] = 7  # not a text
     metrics = score_critic(texts, rows, allow_missing=True, per_row=True)
-    assert (metrics["malformed"], metrics["malformed_ids"]) == (1, [first])
+    assert (metrics["malformed"], metrics["malformed_ids"]) == (2, [third, first])
     assert (metrics["missing"], metrics["missing_ids"]) == (1, [second])
-    assert metrics["accuracy"] == pytest.approx((rows.num_rows - 2) / rows.num_rows)
+    assert metrics["accuracy"] == pytest.approx((rows.num_rows - 3) / rows.num_rows)
     records = {record["id"]: record for record in metrics["per_row"]}
-    assert records[first] == {"id": first, "accuracy": 0.0, "label": rows["label"][0], "predicted": None}
+    assert records[first] == {"id": first, "accuracy": 0.0, "label": rows["label"][0], "predicted": None,
+                              "malformed": True, "missing": False, "problems": [
+                                  {"kind": "malformed", "name": None,
+                                   "text": "not one of Entailment, Hallucination: 'I think it is faithful.'"}]}
+    assert records[second]["missing"] and records[second]["problems"] == [] and not records[second]["malformed"]
+    assert [p["text"] for p in records[third]["problems"]] == ["the prediction is not a text"]
+    assert all(not r["problems"] for i, r in records.items() if i not in (first, third))
     assert sum(r["accuracy"] for r in metrics["per_row"]) / rows.num_rows == metrics["accuracy"]
     values, problems = row_scores("Maybe", ENTAILMENT)
     assert values["accuracy"] == 0.0 and [p.kind for p in problems] == ["malformed"]
@@ -128,6 +135,7 @@ def test_the_command_scores_critic_chat_texts_with_per_row_records(build, tmp_pa
     assert (metrics["malformed_ids"], metrics["positive"]) == ([rows["id"][0]], HALLUCINATION)
     records = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [r["id"] for r in records] == rows["id"] and records[0]["malformed"] and not records[1]["malformed"]
+    assert [problem["kind"] for problem in records[0]["problems"]] == ["malformed"] and records[1]["problems"] == []
 
 
 def test_the_command_scores_the_rows_of_the_options_given(build, tmp_path):

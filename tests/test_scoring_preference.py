@@ -42,9 +42,10 @@ def test_a_tie_is_wrong_and_a_missing_row_too():
         score_preference({"a": (1.0, 1.0), "b": (2.0, 1.0)}, rows)
     metrics = score_preference({"a": (1.0, 1.0), "b": (2.0, 1.0)}, rows, allow_missing=True, per_row=True)
     assert metrics["accuracy"] == pytest.approx(1 / 3) and metrics["margin"] == 0.5
-    assert metrics["per_row"] == [{"id": "a", "accuracy": 0.0, "margin": 0.0},
-                                  {"id": "b", "accuracy": 1.0, "margin": 1.0},
-                                  {"id": "c", "accuracy": 0.0, "margin": None}]
+    clean = {"malformed": False, "problems": []}
+    assert metrics["per_row"] == [{"id": "a", "accuracy": 0.0, "margin": 0.0, "missing": False, **clean},
+                                  {"id": "b", "accuracy": 1.0, "margin": 1.0, "missing": False, **clean},
+                                  {"id": "c", "accuracy": 0.0, "margin": None, "missing": True, **clean}]
     assert (metrics["rows"], metrics["missing_ids"]) == (2, ["c"])
     assert row_scores(float("-inf"), -3.0) == {"accuracy": 0.0, "margin": float("-inf")}
 

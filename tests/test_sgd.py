@@ -102,7 +102,7 @@ class TestSgd(CorpusTestCase):
             return sum("service_call" in f for t in turns for f in t["frames"])
         if view == "d3st":  # a row per frame of a user turn
             return sum(len(t["frames"]) for t in turns if t["speaker"] == "USER")
-        speaker = {"dst": "USER", "nlg": "SYSTEM", "response": "SYSTEM"}.get(view)
+        speaker = {"dst": "USER", "nlg": "SYSTEM", "response": "SYSTEM", "user": "USER"}.get(view)
         return sum(speaker is None or t["speaker"] == speaker for t in turns)
 
     def prefixes(self, dialogue):

@@ -54,7 +54,7 @@ ARGUMENTS_AS_TEXT = {"deepseekv3"}
 TOOLS_NOT_RENDERED = {"deepseekv3", "deepseekv3_training"}
 
 CHAT_CONFIGS = [("sgd", "dst-chat"), ("sgd", "nlg-chat"), ("sgd", "response-chat"), ("sgd", "nlu-chat"),
-                ("ccpe", "response-chat"), ("ccpe", "nlu-chat"), ("faithdial", "response-chat"),
+                ("sgd", "user-chat"), ("ccpe", "response-chat"), ("ccpe", "nlu-chat"), ("faithdial", "response-chat"),
                 ("faithdial", "critic-chat"), ("faithdial", "preference"), ("faithdial", "preference-unpaired")]
 TOOL_CONFIGS = [("sgd", "agent-chat"), ("sgd", "agent-call-chat")]
 

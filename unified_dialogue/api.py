@@ -7,13 +7,14 @@ IterableDatasetDict); an argument that does not apply is refused by name.
 """
 
 import inspect
+from dataclasses import dataclass
 
 from datasets.utils.info_utils import VerificationMode
 
 from . import registry
-from .core.errors import ConfigError
+from .core.errors import ConfigError, did_you_mean
 from .core.options import elsewhere
-from .core.sources import CALLER
+from .core.sources import CALLER, caller
 
 # Arguments of load_dataset that have no meaning here: the loaders read their own files,
 # in their own features, from a pinned source.
@@ -29,19 +30,121 @@ def options(builder_cls, config_name=None):
     return builder_cls.corpus_options() + [option.name for option in builder_cls.config_options(config_name)]
 
 
+@dataclass(frozen=True)
+class Arguments:
+    """Arguments given for a config, sorted by who takes them: ``load`` (``load``'s own,
+    such as ``data_dir`` and ``cache_dir``, and the corpus's options, such as ``checksums``
+    and ``variant``), ``options`` (the config's own, checked), ``settings`` (a scorer's,
+    checked)."""
+
+    corpus: str
+    config: str
+    load: dict
+    options: dict
+    settings: dict
+
+
+def corpus_of(name):
+    """The declared corpus ``name`` (or a path to its folder); a ConfigError naming the
+    corpora there are, and the close match, for another."""
+    try:
+        return registry.get(name)
+    except ValueError as error:
+        known = registry.corpora()
+        raise ConfigError(f"{error}{did_you_mean([name], known)}") from None
+
+
+def config_of(corpus, name):
+    """The config ``name`` of a declared corpus; a ConfigError naming its configs, and the
+    close match, for another."""
+    if name not in corpus.config_names:
+        raise ConfigError(f"{corpus.name} has no config {name!r}{did_you_mean([name], corpus.config_names)} "
+                          f"(its configs: {', '.join(corpus.config_names)})")
+    return corpus.config(name)
+
+
+def check_split(corpus, split):
+    """A split ``corpus`` declares (None: every split; a ``datasets`` split expression such
+    as ``train[:10%]+validation`` names declared splits); a ConfigError naming its splits for
+    another, in the same words wherever a split is given."""
+    names = [] if split is None else [part.split("[", 1)[0].strip() for part in str(split).split("+")]
+    unknown = [name for name in names if name not in corpus.splits]
+    if unknown:
+        named = "--split" if caller() == "cli" else "split"  # as the user wrote it
+        raise ConfigError(f"{named} {split!r}: {corpus.name} has the splits {', '.join(corpus.splits)}"
+                          f"{did_you_mean(unknown, corpus.splits)}")
+    return split
+
+
+# load()'s own arguments besides the corpus, config and split.
+LOAD_PARAMETERS = ("data_dir", "streaming", "num_proc", "cache_dir", "verification_mode", "download_mode",
+                   "download_config", "keep_in_memory", "token", "storage_options", "trust_remote_code")
+
+
+def taken(corpus, config=None):
+    """``(load's names, the config's option names)``: what ``load`` takes for a corpus's
+    config (its own arguments and the corpus's options) and what the config takes of its own."""
+    builder = registry.builder_class(corpus_of(corpus))
+    return (LOAD_PARAMETERS + tuple(builder.corpus_options()),
+            tuple(option.name for option in builder.config_options(config)))
+
+
+def sort_arguments(corpus, config, given, *, split=None, settings=(), where=None):
+    """``given`` arguments for a corpus's config sorted into load arguments, the config's
+    options and a scorer's settings: the one place that says which argument goes where, for
+    ``load``, ``scoring.score``, the scoring command, the rewards and the lm-eval tasks.
+
+    Args:
+        corpus: a corpus's name (or its folder's path).
+        config: one of its configs (None: its default config).
+        given: ``{name: value}``.
+        split: the split asked for, checked against the corpus's (None: not given).
+        settings: the ``core.options.Option``s of the scorer given to, if any.
+        where: who takes them, for messages (default: ``the <config> config of <corpus>``).
+
+    Returns:
+        ``Arguments`` with each given name in its place, option and setting values checked.
+
+    Raises:
+        ConfigError naming an unknown corpus, config or split, or a name nobody takes (with
+        its close match, what is taken, and the configs that take it), or a value an option
+        or setting cannot take.
+
+    Example:
+        >>> sort_arguments("sgd", "dst-chat", {"data_dir": "sgd", "instruction": "Track."}).options
+        {'instruction': 'Track.'}
+    """
+    builder = registry.builder_class(corpus_of(corpus))
+    declared = builder.CORPUS
+    check_split(declared, split)
+    name = config or declared.default_config
+    own = config_of(declared, name).options
+    load_names, own_names = taken(corpus, name)
+    where = where or (f"the {name} config of {declared.name}" if config else declared.name)
+    setting_names = [o.name for o in settings]
+    unknown = sorted(set(given) - set(load_names) - set(own_names) - set(setting_names))
+    if unknown:
+        known = list(builder.corpus_options()) + list(own_names)
+        parts = [f"its options: {', '.join(known)}"]
+        if setting_names:
+            parts.append(f"its scorer settings: {', '.join(setting_names)}")
+        parts.append(f"and load's own arguments: {', '.join(LOAD_PARAMETERS)}")
+        raise ConfigError(f"{where} takes no option {', '.join(map(repr, unknown))}"
+                          f"{did_you_mean(unknown, known + setting_names + list(LOAD_PARAMETERS))} "
+                          f"({'; '.join(parts)}){elsewhere(unknown, declared.configs)}")
+    by_name = {o.name: o for o in (*own, *settings)}
+    return Arguments(declared.name, name, {k: v for k, v in given.items() if k in load_names},
+                     {k: by_name[k].check(v, where) for k, v in given.items() if k in own_names},
+                     {k: by_name[k].check(v, where) for k, v in given.items() if k in setting_names})
+
+
 def load_builder(path_or_name, name=None, data_dir=None, cache_dir=None, token=None, storage_options=None,
                  **config_kwargs):
-    cls = registry.builder_class(registry.get(path_or_name))
-    if name is not None and name not in cls.CORPUS.config_names:
-        raise ConfigError(f"{cls.CORPUS.name} has no config {name!r}: its configs are "
-                          f"{', '.join(cls.CORPUS.config_names)}")
-    unknown = sorted(set(config_kwargs) - set(options(cls, name)) - {"view_options"})
-    if unknown:
-        known = ", ".join(options(cls, name))
-        where = f"the {name} config of {cls.CORPUS.name}" if name else cls.CORPUS.name
-        raise ConfigError(f"{where} takes no option {', '.join(map(repr, unknown))} (its options: {known}; "
-                          f"and load_dataset's own arguments, see unified_dialogue.load"
-                          f"{elsewhere(unknown, cls.CORPUS.configs)})")
+    view_options = config_kwargs.pop("view_options", None)
+    sort_arguments(path_or_name, name, config_kwargs)
+    cls = registry.builder_class(corpus_of(path_or_name))
+    if view_options is not None:
+        config_kwargs["view_options"] = view_options
     # A copy: datasets adds its own entries to the storage options it is given.
     return cls(config_name=name, data_dir=data_dir, cache_dir=cache_dir, token=token,
                storage_options=dict(storage_options or {}), **config_kwargs)
@@ -57,6 +160,7 @@ def load(path_or_name, name=None, split=None, data_dir=None, streaming=False, nu
     for argument, why in REFUSED.items():
         if argument in config_kwargs:
             raise ConfigError(f"load() does not take {argument}: {why}")
+    check_split(registry.builder_class(corpus_of(path_or_name)).CORPUS, split)  # before anything is built
     if streaming and verification_mode is not None and "verify" not in config_kwargs:
         config_kwargs["verify"] = VerificationMode(verification_mode) != VerificationMode.NO_CHECKS
     token_ = CALLER.set(CALLER.get() or "load")

@@ -13,7 +13,7 @@ import os
 import sys
 import tempfile
 
-from .core.errors import ConfigError, UnifiedDialogueError
+from .core.errors import ConfigError, UnifiedDialogueError, close_match
 from .core.sources import CALLER
 
 # The exit status of a command that stopped on one of the project's errors (argparse's
@@ -37,8 +37,14 @@ def progress(enabled):
 
 def one_line_errors(parser):
     """Make argparse's own errors (an unknown flag, a missing value) one line, as the
-    project's are, instead of the usage block and the error."""
+    project's are, instead of the usage block and the error; an unknown flag names the
+    close match among the command's flags."""
     def error(message):
+        if message.startswith("unrecognized arguments:"):
+            flags = [flag for action in parser._actions for flag in action.option_strings if flag.startswith("--")]
+            given = [word.partition("=")[0] for word in message.split(":", 1)[1].split() if word.startswith("--")]
+            matches = [match for match in (close_match(flag, flags, cutoff=0.75) for flag in given) if match]
+            message += f" (did you mean {', '.join(matches)}?)" if matches else ""
         parser.exit(ERROR_STATUS, f"{parser.prog}: {message} (see --help)\n")
 
     parser.error = error

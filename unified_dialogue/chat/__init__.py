@@ -7,8 +7,10 @@ and ``turn_index``. The features are the same for every view and corpus, so chat
 concatenate.
 
 The responding side of each corpus is the ``assistant`` (SGD ``SYSTEM``, CCPE-M
-``ASSISTANT``, FaithDial ``Wizard``), the other the ``user``. One module per view
-(``dst``, ``nlg``, ``response``, ``nlu``, ``critic``), each with ``messages(row, instruction)``: the
+``ASSISTANT``, FaithDial ``Wizard``), the other the ``user``; ``user-chat`` swaps them (SGD's
+user is the ``assistant``, to train a model that plays the user). One module per view
+(``dst``, ``nlg``, ``response``, ``nlu``, ``critic``; ``user``, the response view of the
+user's turns with the user's goal), each with ``messages(row, instruction)``: the
 chat of one view row, pure Python; its docstring says what each message holds. The
 instructions are data (``templates.json``, one ``default`` per view); a user gives their
 own as the option ``instruction``. The completions that are read back have their text form
@@ -25,18 +27,21 @@ from .. import views
 from ..core.errors import ConfigError
 from ..core.options import Option
 from ..views import faithfulness
-from . import agent_call_chat, agent_chat, critic, dst, nlg, nlu, preference, preference_unpaired, response
+from . import agent_call_chat, agent_chat, critic, dst, nlg, nlu, preference, preference_unpaired, response, user
 from .build import FEATURES, instruction, templates
 
 SUFFIX = "-chat"
 INSTRUCTION = Option("instruction", str, None,
                      "The instruction the system message begins with (default: the view's default template, "
                      "unified_dialogue/chat/templates.json).")
-MODULES = {"dst": dst, "nlg": nlg, "response": response, "nlu": nlu, "critic": critic}
+MODULES = {"dst": dst, "nlg": nlg, "response": response, "nlu": nlu, "critic": critic, "user": user}
 # One record per chat config, as views.View: a chat config is a view whose rows are the
-# rows of the view it renders, as chat, with that view's options and the instruction.
-CHAT_VIEWS = {name: views.View.of(module, key=("id",), options=(INSTRUCTION, *views.get(name).options),
-                                  name=f"{name}{SUFFIX}")
+# rows of the view it renders, as chat, with that view's options and the instruction
+# (``user``: the response view's rows of the user's turns, each with its dialogue's goal,
+# which ``user.given`` finds in a row).
+CHAT_VIEWS = {name: views.View.of(module, key=("id",), name=f"{name}{SUFFIX}",
+                                  options=(INSTRUCTION, *(views.VIEWS[name].options if name in views.VIEWS else ())),
+                                  given=user.given if module is user else None)
               for name, module in MODULES.items()}
 
 

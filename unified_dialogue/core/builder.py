@@ -19,7 +19,7 @@ import os
 import posixpath
 import re
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import datasets
@@ -60,7 +60,9 @@ class CorpusConfig(datasets.BuilderConfig):
     base_url: Optional[str] = None
     checksums: Optional[str] = None
     verify: Optional[bool] = None
-    download_timeout: float = DOWNLOAD_TIMEOUT
+    # Nor part of what the config is (compare=False): datasets 4 and later refuse a config of
+    # a declared name (its id, create_config_id) that is not equal to the declared one.
+    download_timeout: float = field(default=DOWNLOAD_TIMEOUT, compare=False)
     view_options: Optional[dict] = None
 
     def create_config_id(self, config_kwargs, *args, **kwargs):

@@ -18,7 +18,11 @@ class Config:
     (unique within a split), empty where rows have no identity of their own. ``view``: for
     a task view (``unified_dialogue.views.config``), the function from unified records to
     its rows; the config is built from the unified one. ``options``: the ``core.options.
-    Option``s a user may set at load time; ``view`` is called with each one's value."""
+    Option``s a user may set at load time; ``view`` is called with each one's value.
+    ``given``: for a view whose rows hold something of their whole dialogue by design (the
+    user's goal of ``user-chat``), ``given(row) -> (that part, the rest of the row)``: the
+    part is one per dialogue, and the rest uses nothing after the row's turn (the shared
+    tests check both)."""
 
     name: str
     description: str
@@ -26,6 +30,7 @@ class Config:
     key: tuple = ("dialogue_id",)
     view: Optional[Callable] = None
     options: tuple = ()
+    given: Optional[Callable] = None
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,44 @@ line a user sees is the loader's own message, with ``load_dataset`` as with ``lo
 one process or with ``num_proc``.
 """
 
+import difflib
+
 from datasets.exceptions import DatasetGenerationError
 
 
 def with_article(noun):
     """``noun`` after "a" or "an", as a message names a type: "an int", "a str"."""
     return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
+def _plain(name):
+    return str(name).lower().replace("-", "_")
+
+
+def close_match(name, names, cutoff=0.6):
+    """The one of ``names`` that ``name`` is most likely a misspelling of (``use_fuzzy`` ->
+    ``use_fuzzy_match``, ``SGD`` -> ``sgd``, ``data-dir`` -> ``data_dir``), or None.
+
+    Example:
+        >>> close_match("datadir", ["data_dir", "cache_dir"])
+        'data_dir'
+    """
+    names = [str(n) for n in names]
+    plain = {_plain(n): n for n in names}
+    if _plain(name) in plain:
+        return plain[_plain(name)]
+    found = difflib.get_close_matches(_plain(name), list(plain), n=1, cutoff=cutoff)
+    return plain[found[0]] if found else None
+
+
+def did_you_mean(names, known, cutoff=0.6):
+    """``": did you mean 'x'?"`` for the first of ``names`` with a close match among
+    ``known`` (``close_match``), or ""."""
+    for name in names:
+        match = close_match(name, known, cutoff)
+        if match is not None and match != name:
+            return f": did you mean {match!r}?" if len(names) == 1 else f": did you mean {match!r} for {name!r}?"
+    return ""
 
 
 class UnifiedDialogueError(DatasetGenerationError):

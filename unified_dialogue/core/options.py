@@ -11,7 +11,7 @@ function that makes the config's rows.
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from .errors import ConfigError, with_article
+from .errors import ConfigError, did_you_mean, with_article
 
 TRUE = ("true", "yes", "1", "on")
 FALSE = ("false", "no", "0", "off")
@@ -114,7 +114,7 @@ def parse_assignments(assignments, declared, where="command line", configs=()):
         if not equals or not name:
             raise ConfigError(f"{where}: {assignment!r} is not NAME=VALUE")
         if name not in by_name:
-            raise ConfigError(f"{where} takes no option {name!r} "
+            raise ConfigError(f"{where} takes no option {name!r}{did_you_mean([name], by_name)} "
                               f"(its options: {accepted(declared)}{elsewhere([name], configs)})")
         values[name] = by_name[name].parse(text, where)
     return values

@@ -5,9 +5,11 @@ any served model (``python -m unified_dialogue.environment``).
 The parts are kept apart: the data (``calls``: the ``database`` config, one row per
 service call; ``database``: the SQLite file built from it and how a call is answered;
 ``services``: the tools and how their arguments are checked and compared), the user
-(``goals``: what each dialogue's user wants and got; ``tickets`` and ``templates.json``:
-the goal written as instructions; ``episodes``: the ``episodes`` config, one row per
-dialogue), the episode (``episode``: one run's own state, its transactions and messages),
+(``views.goals``: what each dialogue's user wants and got, and ``chat.ticket``: the goal
+written as instructions, both shared with ``user-chat``; ``tickets`` and ``templates.json``:
+the texts of the modes; ``episodes``: the ``episodes`` config, one row per dialogue;
+``user``: a model playing the user in ``simulated`` mode; ``report``: whether it stated its
+goal, and whose failure an episode is), the episode (``episode``: one run's own state, its transactions and messages),
 the reward (``reward``), the gold agent (``gold``), the TRL binding (``binding``) and the
 evaluation against an endpoint (``play``, ``__main__``). docs/environment.md says all of it.
 """
@@ -24,11 +26,11 @@ def configs():
     return (views.config(DATABASE), views.config(EPISODES))
 
 
-def trl(split, *, mode="ticket", variant=None, get_reward=False, **load_options):
+def trl(split, *, mode="ticket", variant=None, get_reward=False, user=None, **load_options):
     """See ``unified_dialogue.environment.binding.trl``."""
     from .binding import trl as _trl
 
-    return _trl(split, mode=mode, variant=variant, get_reward=get_reward, **load_options)
+    return _trl(split, mode=mode, variant=variant, get_reward=get_reward, user=user, **load_options)
 
 
 def reward_function(part="reward", *parts):

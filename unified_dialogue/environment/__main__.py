@@ -2,8 +2,10 @@
 OpenAI-compatible chat endpoint with tools, one JSON line per episode, then a summary.
 
     python -m unified_dialogue.environment --base-url http://127.0.0.1:8000/v1 --model NAME \\
-        --split validation --out episodes.jsonl [--mode ticket|replay] [--variant v1] \\
-        [--limit N] [--concurrency 4] [--max-steps 30] [--temperature 0] \\
+        --split validation --out episodes.jsonl [--mode ticket|replay|simulated] [--variant v1] \\
+        [--limit N] [--concurrency 4] [--max-steps 30] [--temperature 0] [--seed N] \\
+        [--user-base-url URL --user-model NAME [--user-temperature 0] [--user-seed N] \\
+         [--max-user-turns 30] [--user-instruction TEXT]] \\
         [--data-dir path/to/sgd] [--no-checks] [--cache-dir DIR] [--summary summary.json]
 
 Run it again with the same ``--out`` to resume: the episodes already written are kept and
@@ -11,6 +13,11 @@ not played again. The summary (success overall, per domain, seen and unseen serv
 with and without transactions) is printed, and written to ``--summary`` where given.
 The key of an endpoint that needs one is read from the environment variable named by
 ``--api-key-env`` (default ``OPENAI_API_KEY``), never from the command line.
+
+``--mode simulated`` plays each episode against a second model playing the user (``--user-
+base-url``, ``--user-model``; its key in ``--user-api-key-env``), given the system message
+of ``user-chat`` rows, so that a model trained on them plugs in as it is; the summary then
+separates the agent's failures from the user's (``environment.report``).
 """
 
 import argparse
@@ -23,6 +30,7 @@ from ..cli import check_output, progress, run_command, write_atomically
 from ..core.errors import ConfigError
 from .play import Endpoint, evaluate
 from .tickets import MODES
+from .user import UserModel
 
 
 def parser():
@@ -38,7 +46,18 @@ def parser():
     made.add_argument("--max-steps", type=int, default=30, help="answers of the model per episode (default: 30)")
     made.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default: 0)")
     made.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one answer (default: 120)")
+    made.add_argument("--seed", type=int, help="the sampling seed sent with each request (default: none)")
     made.add_argument("--api-key-env", default="OPENAI_API_KEY", help="the environment variable holding the key")
+    user = made.add_argument_group("the simulated user (--mode simulated)")
+    user.add_argument("--user-base-url", help="the user model's endpoint (…/v1)")
+    user.add_argument("--user-model", help="the model name the user's endpoint serves")
+    user.add_argument("--user-temperature", type=float, default=0.0, help="its sampling temperature (default: 0)")
+    user.add_argument("--user-seed", type=int, help="its sampling seed (default: none)")
+    user.add_argument("--max-user-turns", type=int, default=30,
+                      help="turns the user speaks at most; reaching them fails the episode (default: 30)")
+    user.add_argument("--user-instruction", help="the instruction of its system message (default: user-chat's)")
+    user.add_argument("--user-api-key-env", default="OPENAI_API_KEY",
+                      help="the environment variable holding its key")
     made.add_argument("--summary", help="also write the summary to this JSON file")
     made.add_argument("--data-dir", help="a local copy of SGD in the upstream layout (default: download)")
     made.add_argument("--checksums", help="a checksum table of the copy")
@@ -49,11 +68,18 @@ def parser():
 
 def checked(args):
     """The arguments' mistakes, before any work: one ConfigError naming the flag."""
-    url = urlparse(args.base_url)
-    if url.scheme not in ("http", "https") or not url.netloc:
-        raise ConfigError(f"--base-url {args.base_url!r}: give an http(s) URL such as http://127.0.0.1:8000/v1")
+    for flag, given in (("--base-url", args.base_url), ("--user-base-url", args.user_base_url)):
+        url = urlparse(given or "")
+        if given is not None and (url.scheme not in ("http", "https") or not url.netloc):
+            raise ConfigError(f"{flag} {given!r}: give an http(s) URL such as http://127.0.0.1:8000/v1")
+    user_flags = [flag for flag, value in (("--user-base-url", args.user_base_url), ("--user-model", args.user_model))
+                  if value is not None]
+    if args.mode == "simulated" and len(user_flags) < 2:
+        raise ConfigError("--mode simulated: give the user's model with --user-base-url and --user-model")
+    if args.mode != "simulated" and user_flags:
+        raise ConfigError(f"{user_flags[0]}: a user model plays only in --mode simulated")
     for flag, value, least in (("--limit", args.limit, 0), ("--concurrency", args.concurrency, 1),
-                               ("--max-steps", args.max_steps, 1)):
+                               ("--max-steps", args.max_steps, 1), ("--max-user-turns", args.max_user_turns, 1)):
         if value is not None and value < least:
             raise ConfigError(f"{flag} {value}: give a number of at least {least}")
     if args.timeout <= 0:
@@ -84,10 +110,16 @@ def main(argv=None):
         ready = prepare(args.split, mode=args.mode, variant=args.variant, **options)
         unseen = unseen_services(ready, args.variant, options)
         endpoint = Endpoint(args.base_url, args.model, os.environ.get(args.api_key_env), args.temperature,
-                            args.timeout)
+                            args.timeout, args.seed)
+        user_model = None
+        if args.mode == "simulated":
+            user_model = UserModel(Endpoint(args.user_base_url, args.user_model, os.environ.get(args.user_api_key_env),
+                                            args.user_temperature, args.timeout, args.user_seed),
+                                   args.max_user_turns, args.user_instruction)
         terminal = sys.stderr.isatty()
         result = evaluate(endpoint, ready, args.out, unseen=unseen, limit=args.limit, concurrency=args.concurrency,
-                          max_steps=args.max_steps, variant=args.variant, progress=show if terminal else None)
+                          max_steps=args.max_steps, variant=args.variant, progress=show if terminal else None,
+                          user_model=user_model)
         if terminal:
             sys.stderr.write("\n")
         text = json.dumps(result, indent=2, ensure_ascii=False)

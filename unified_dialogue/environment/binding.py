@@ -8,9 +8,10 @@ one line each (as ``transformers.utils.get_json_schema`` reads them), with ``(de
 a categorical slot is typed ``Literal[<its values>]`` (an ``enum``). A slot whose name is no
 Python identifier becomes a parameter by one rule (``parameter_name``) and is mapped back
 before the database sees it. Everything else of the class is ``_private``, but ``reset``
-(TRL's), in ``replay`` mode ``send_message_to_user``, and ``get_reward`` where asked for
-(``trl(..., get_reward=True)``: TRL adds it to the reward functions, weighted 1, one column
-per class; ``reward_function`` is one column for all, and judges the final answer too).
+(TRL's), in ``replay`` and ``simulated`` modes ``send_message_to_user``, and ``get_reward``
+where asked for (``trl(..., get_reward=True)``: TRL adds it to the reward functions, weighted
+1, one column per class; ``reward_function`` is one column for all, and judges the final
+answer too).
 
 The factories and the instances carry the database's path, never an open connection:
 both pickle (TRL's asynchronous trainer sends the factories to other processes).
@@ -22,14 +23,16 @@ import json
 import keyword
 import re
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, Optional
 
+from ..core.errors import ConfigError
 from . import reward as rewards
-from .episode import Episode, error_text
+from .episode import Episode, error_text, text_of
 from .episodes import environment_name
-from .play import text_of
 from .services import Services
 from .splits import prepare
+from .tickets import SPOKEN, user_text
+from .user import UserModel
 
 NOT_BEGUN = "the episode has not begun: reset() comes first"
 # The words get_json_schema takes for the start of a docstring section, anywhere in a line.
@@ -111,7 +114,8 @@ def send_message_to_user(self, message: str):
 
 class Environment:
     """The base of every environment class: ``reset(**row)`` begins an episode of an
-    ``episodes`` row."""
+    ``episodes`` row (in ``simulated`` mode it returns the simulated user's first turn,
+    which TRL appends to the row's empty first user message)."""
 
     _services = None
     _factory = None
@@ -121,7 +125,15 @@ class Environment:
         self._episode = None
 
     def reset(self, **row):
-        self._episode = Episode(self._services, self._factory.path, row)
+        user = None
+        if self._factory.mode == "simulated":
+            schemas = {schema["service_name"]: schema for schema in self._services.schemas}
+            user = self._factory.user.user_of(schemas, row)
+            opening = user.opening()
+        self._episode = Episode(self._services, self._factory.path, row, user)
+        if user is not None:
+            return f"{opening}\n\n({user_text('ended')})" if user.ended else opening
+        return None
 
     def __reduce__(self):
         return restore, (self._factory, self._episode)
@@ -136,7 +148,7 @@ class RewardedEnvironment(Environment):
     def get_reward(self) -> float:
         if self._episode is None:
             return 0.0
-        return rewards.parts(self._episode, None, judge_told=self._factory.mode == "replay")["reward"]
+        return rewards.parts(self._episode, None, judge_told=self._factory.mode in SPOKEN)["reward"]
 
 
 def restore(factory, episode):
@@ -156,7 +168,7 @@ def environment_class(schemas_text, mode, rewarded=False):
         for intent in schema["intents"]:
             tool = services.tool(schema["service_name"], intent["name"])
             methods[tool.name] = tool_method(tool, f"{intent['description']} (service: {schema['description']})")
-    if mode == "replay":
+    if mode in SPOKEN:
         methods["send_message_to_user"] = send_message_to_user
     methods["_services"] = services
     title = re.sub(r"[^0-9A-Za-z_]+", "_", "_".join(sorted(names))) or "none"
@@ -166,26 +178,28 @@ def environment_class(schemas_text, mode, rewarded=False):
 @dataclass(frozen=True)
 class Factory:
     """``Factory()`` → a new environment of one set of services: picklable, it holds the
-    schemas as JSON text, the mode, the database's path and whether the environment has
-    ``get_reward``."""
+    schemas as JSON text, the mode, the database's path, whether the environment has
+    ``get_reward`` and, in ``simulated`` mode, the user's model (``user.UserModel``)."""
 
     schemas_text: str
     mode: str
     path: str
     rewarded: bool = False
+    user: Optional[UserModel] = None
 
     def __call__(self):
         return environment_class(self.schemas_text, self.mode, self.rewarded)(self)
 
 
-def factories(ready, get_reward=False):
+def factories(ready, get_reward=False, user=None):
     """``{environment name: Factory}`` for every set of services of a ``splits.Split``'s
-    episodes; ``get_reward``: environments with ``get_reward``."""
+    episodes; ``get_reward``: environments with ``get_reward``; ``user``: the simulated
+    user's model, in ``simulated`` mode."""
     made = {}
     for names in {tuple(services) for services in ready.episodes["services"]}:
         schemas = [ready.schemas[name] for name in names]
         made[environment_name(names)] = Factory(json.dumps(schemas, ensure_ascii=False, sort_keys=True),
-                                                ready.mode, ready.path, get_reward)
+                                                ready.mode, ready.path, get_reward, user)
     return dict(sorted(made.items()))
 
 
@@ -248,13 +262,16 @@ class Trl(NamedTuple):
     environment_factory: dict
 
 
-def trl(split, *, mode="ticket", variant=None, get_reward=False, **load_options):
+def trl(split, *, mode="ticket", variant=None, get_reward=False, user=None, **load_options):
     """The episodes of a split and the environment factories, as ``GRPOTrainer`` takes them.
 
     Args:
         split: ``train``, ``validation`` or ``test``.
-        mode: ``ticket`` (the user's goal as the first message) or ``replay`` (the
-            corpus's user turns, one per ``send_message_to_user`` call).
+        mode: ``ticket`` (the user's goal as the first message), ``replay`` (the
+            corpus's user turns, one per ``send_message_to_user`` call) or ``simulated``
+            (a model playing the user: ``user``).
+        user: in ``simulated`` mode, the user's model (``user.UserModel``: an endpoint of
+            ``play.Endpoint``, the most turns, the instruction).
         variant: an SGD-X variant (``v1`` … ``v5``): the same database and goals, the
             variant's tool, slot and intent names.
         get_reward: give the environments ``get_reward`` (``RewardedEnvironment``): TRL then
@@ -273,5 +290,8 @@ def trl(split, *, mode="ticket", variant=None, get_reward=False, **load_options)
         >>> GRPOTrainer(model=..., train_dataset=rows, environment_factory=factories,
         ...             reward_funcs=reward_function(), args=GRPOConfig(...))
     """
+    if (mode == "simulated") != (user is not None):
+        raise ConfigError("mode 'simulated' plays against a user model: give user=UserModel(Endpoint(...))"
+                          if user is None else f"user=: a user model plays only in mode 'simulated', not {mode!r}")
     ready = prepare(split, mode=mode, variant=variant, **load_options)
-    return Trl(ready.episodes, factories(ready, get_reward))
+    return Trl(ready.episodes, factories(ready, get_reward, user))

@@ -9,6 +9,8 @@ values, a message to a user who has left). A bad call never raises.
 
 ``replay`` mode: the user's turns come back one per ``send_message_to_user`` call, in
 order; the last one ends the conversation (a further message is answered with an error).
+``simulated`` mode: the reply is the simulated user's (``environment.user``), which ends
+the conversation with the stop marker or at its most turns.
 ``ticket`` mode has no user to talk to: the goal is the first user message, and the
 agent's final answer (which the episode does not see) is what the user is told.
 """
@@ -19,13 +21,20 @@ from ..chat.agent import dumps
 from . import database
 from .database import pairs_dict
 from .services import Services
-from .tickets import user_text
+from .tickets import SPOKEN, user_text
 
 NOT_TEXT = "arguments must be a JSON object of the tool's arguments"
 
 
 def error_text(message):
     return dumps({"error": message})
+
+
+def text_of(content):
+    """A message's content as text: a string, or the text of its parts (OpenAI's list form)."""
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content if isinstance(content, str) else ""
 
 
 class Episode:
@@ -36,6 +45,7 @@ class Episode:
         path: the database file of the split (``database.build``).
         row: the dialogue's ``episodes`` row (at least ``dialogue_id``, ``mode``,
             ``user_turns`` and ``outcome``).
+        user: in ``simulated`` mode, the ``user.SimulatedUser`` (after its opening turn).
 
     Example:
         >>> episode = Episode(Services(schemas), path, row)
@@ -43,15 +53,16 @@ class Episode:
         '[{"city": "San Jose", ...}]'
     """
 
-    def __init__(self, services, path, row):
+    def __init__(self, services, path, row, user=None):
         self.services = services
+        self.user = user
         self.path = path
         self.dialogue_id = row["dialogue_id"]
         self.mode = row["mode"]
         self.user_turns = list(row.get("user_turns") or [])
         self.outcome = row["outcome"]
         self.next_turn = 1  # the first user turn is the prompt's
-        self.ended = False
+        self.ended = bool(user is not None and user.ended)
         self.calls = []  # {"tool", "arguments", "answer"} in order
         self.transactions = []  # (tool name, key) of each transaction that returned a row
         self.made = Counter()  # times each call key was made
@@ -94,12 +105,20 @@ class Episode:
         return dumps(rows)
 
     def send_message_to_user(self, message):
-        """``replay`` mode: tell the user ``message``; the user's next turn, or an error
-        once the user has left."""
+        """``replay`` and ``simulated`` modes: tell the user ``message``; the user's next
+        turn, or an error once the user has left."""
         if not isinstance(message, str):
             answer = error_text("the message must be text")
-        elif self.ended or self.mode != "replay":
+        elif self.ended or self.mode not in SPOKEN:
             answer = error_text(user_text("ended"))
+        elif self.mode == "simulated" and self.user is None:
+            answer = error_text("no model plays the user of this episode (a simulated user is given to the episode)")
+        elif self.user is not None:
+            self.messages.append(message)
+            answer = self.user.reply(message)
+            if self.user.ended:
+                self.ended = True
+                answer = f"{answer}\n\n({user_text('ended')})"
         else:
             self.messages.append(message)
             answer = self.user_turns[self.next_turn] if self.next_turn < len(self.user_turns) else ""
@@ -125,4 +144,4 @@ def gold_keys(services, calls):
     return [services.tool(c["service"], c["intent"]).key(pairs_dict(c["arguments"])) for c in calls]
 
 
-__all__ = ["Episode", "Services", "error_text", "gold_keys"]
+__all__ = ["Episode", "Services", "error_text", "gold_keys", "text_of"]

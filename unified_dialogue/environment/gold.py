@@ -14,6 +14,7 @@ stand-in server's answer function of the evaluation tests and docs).
 import json
 
 from ..chat.agent import plain_messages
+from .tickets import SPOKEN
 
 SEND = "send_message_to_user"
 
@@ -36,9 +37,9 @@ def actions(messages, mode):
             steps += [call_message(c["function"]["name"], c["function"]["arguments"]) for c in message["tool_calls"]]
             continue
         turn += 1
-        if mode == "replay" and turn < len(said):
+        if mode in SPOKEN and turn < len(said):
             steps.append(call_message(SEND, {"message": message["content"]}))
-    final = said[-1] if mode == "replay" and said else "\n".join(said)
+    final = said[-1] if mode in SPOKEN and said else "\n".join(said)
     steps.append({"role": "assistant", "content": final, "tool_calls": []})
     return steps
 

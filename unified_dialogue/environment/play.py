@@ -3,13 +3,20 @@
 JSON line as soon as it ends, then a summary.
 
 An episode sends the prompt and the tools (exactly ``agent-call-chat``'s, and
-``send_message_to_user`` in ``replay`` mode) to ``<base_url>/chat/completions``, runs the
-tool calls of each answer in the episode, sends their results back as ``tool`` messages,
-and stops at the first answer without a tool call (the final answer) or after
-``max_steps`` answers. A line: ``id``, ``dialogue_id``, ``mode``, ``variant``, ``services``,
-``unseen_services``, ``ended`` (``answer`` or ``max_steps``), ``steps``, the reward and
-its parts, ``final_answer``, ``messages`` (what the model and the environment said after
-the prompt), ``temperature``.
+``send_message_to_user`` in ``replay`` and ``simulated`` modes) to
+``<base_url>/chat/completions``, runs the tool calls of each answer in the episode, sends
+their results back as ``tool`` messages, and stops at the first answer without a tool call
+(the final answer) or after ``max_steps`` answers. In ``simulated`` mode the user is a
+second model (``user.SimulatedUser``), which writes the first user message and answers
+each message the agent sends it. A line: ``id``, ``dialogue_id``, ``mode``, ``variant``,
+``services``, ``unseen_services``, ``ended`` (``answer``, ``max_steps``, or
+``max_user_turns``: the simulated user spoke its most turns without ending the
+conversation, a failed episode, reward 0.0), ``steps``, the reward and its parts,
+``final_answer``, ``messages`` (what the model and the environment said after the prompt),
+``temperature`` and ``seed`` (the agent's); in ``simulated`` mode also ``user`` (its
+``model``, ``temperature``, ``seed``, ``turns`` and how it ``ended``), ``unstated`` (the
+goal's constraints the user did not state, ``report.unstated``), ``user_stated_goal`` and
+``failure`` (``report.failure``: None, ``user`` or ``agent``).
 """
 
 import json
@@ -22,9 +29,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..chat.agent import service_tools
 from ..core.errors import ConfigError
-from . import reward
-from .episode import Episode, error_text
+from . import report, reward
+from .episode import Episode, error_text, text_of
 from .gold import SEND
+from .tickets import SPOKEN, user_text
+from .user import MAX_TURNS
 
 SEND_TOOL = {"type": "function", "function": {
     "name": SEND, "description": "Send the user a message; returns the user's reply.",
@@ -35,15 +44,18 @@ SEND_TOOL = {"type": "function", "function": {
 class Endpoint:
     """An OpenAI-compatible chat endpoint: ``base_url`` (ending in ``/v1`` or wherever
     ``/chat/completions`` lies), ``model``, ``api_key`` (or None), ``temperature``,
-    ``timeout`` in seconds."""
+    ``timeout`` in seconds, ``seed`` (sent with each request where given)."""
 
-    def __init__(self, base_url, model, api_key=None, temperature=0.0, timeout=120.0):
+    def __init__(self, base_url, model, api_key=None, temperature=0.0, timeout=120.0, seed=None):
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model, self.api_key, self.temperature, self.timeout = model, api_key, temperature, timeout
+        self.seed = seed
 
     def answer(self, messages, tools):
-        """The assistant message the endpoint answers ``messages`` with."""
-        body = {"model": self.model, "messages": messages, "tools": tools, "temperature": self.temperature}
+        """The assistant message the endpoint answers ``messages`` with (``tools``: None or
+        empty for none)."""
+        body = {"model": self.model, "messages": messages, "temperature": self.temperature,
+                **({"tools": tools} if tools else {}), **({"seed": self.seed} if self.seed is not None else {})}
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
@@ -69,7 +81,7 @@ class Endpoint:
 def tools_of(ready, services, mode):
     """The OpenAI tools of an episode: its services' tools, then ``send_message_to_user``."""
     tools = [tool for name in services for tool in service_tools(ready.schemas[name])]
-    return tools + ([SEND_TOOL] if mode == "replay" else [])
+    return tools + ([SEND_TOOL] if mode in SPOKEN else [])
 
 
 def run_call(episode, call):
@@ -82,7 +94,7 @@ def run_call(episode, call):
     except ValueError:
         content = error_text("the arguments are not JSON: write them as a JSON object")
     else:
-        if name == SEND and episode.mode == "replay":
+        if name == SEND and episode.mode in SPOKEN:
             content = (episode.send_message_to_user(arguments.get("message")) if isinstance(arguments, dict)
                        else error_text("the arguments must be a JSON object"))
         else:
@@ -90,17 +102,17 @@ def run_call(episode, call):
     return {"role": "tool", "tool_call_id": call.get("id") or "", "name": name, "content": content}
 
 
-def text_of(content):
-    """A message's content as text: a string, or the text of its parts (OpenAI's list form)."""
-    if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return content if isinstance(content, str) else ""
-
-
-def play_episode(endpoint, ready, row, unseen, max_steps, variant=None):
+def play_episode(endpoint, ready, row, unseen, max_steps, variant=None, user_model=None):
     """Play one episode; its JSON line as a dict."""
-    episode = Episode(ready.services(row["services"]), ready.path, row)
     prompt = [dict(message) for message in row["prompt"]]
+    user = None
+    if row["mode"] == "simulated":
+        if user_model is None:
+            raise ConfigError("--mode simulated: give the user's model (--user-base-url and --user-model)")
+        user = user_model.user_of(ready.schemas, row)
+        opening = user.opening()
+        prompt[-1]["content"] = f"{opening}\n\n({user_text('ended')})" if user.ended else opening
+    episode = Episode(ready.services(row["services"]), ready.path, row, user)
     tools = tools_of(ready, row["services"], row["mode"])
     said, final, ended = [], None, "max_steps"
     for _ in range(max_steps):
@@ -113,12 +125,22 @@ def play_episode(endpoint, ready, row, unseen, max_steps, variant=None):
             break
         said.extend(run_call(episode, call) for call in calls)
     parts = reward.parts(episode, final)
-    return {"id": row["id"], "dialogue_id": row["dialogue_id"], "mode": row["mode"], "variant": variant,
-            "services": row["services"],
-            "unseen_services": [s for s in row["services"] if s in unseen], "ended": ended,
-            "steps": sum(m["role"] == "assistant" for m in said), **parts,
-            "transactions": len(row["outcome"]["transactions"]), "final_answer": final, "messages": said,
-            "temperature": endpoint.temperature}
+    if user is not None and user.ended == MAX_TURNS:
+        ended = MAX_TURNS
+    record = {"id": row["id"], "dialogue_id": row["dialogue_id"], "mode": row["mode"], "variant": variant,
+              "services": row["services"],
+              "unseen_services": [s for s in row["services"] if s in unseen], "ended": ended,
+              "steps": sum(m["role"] == "assistant" for m in said), **parts,
+              "transactions": len(row["outcome"]["transactions"]), "final_answer": final, "messages": said,
+              "temperature": endpoint.temperature, "seed": endpoint.seed}
+    if user is not None:
+        missing = report.unstated(row["goal"], episode, user.said)
+        model = user_model.endpoint
+        record.update(user={"model": model.model, "temperature": model.temperature, "seed": model.seed,
+                            "turns": len(user.said), "ended": user.ended},
+                      unstated=missing, user_stated_goal=not missing,
+                      failure=report.failure(parts["reward"], missing, user.ended is not None))
+    return record
 
 
 # ---------------------------------------------------------------- files and summary
@@ -166,7 +188,7 @@ def summary(records):
     for record in records:
         for name in sorted({domain(s) for s in record["services"]}):
             by_domain[name].append(record)
-    return {
+    made = {
         "overall": means(records),
         "seen": means([r for r in records if not r["unseen_services"]]),
         "unseen": means([r for r in records if r["unseen_services"]]),
@@ -175,10 +197,16 @@ def summary(records):
         "ended_at_max_steps": sum(r["ended"] == "max_steps" for r in records),
         "per_domain": {name: means(group) for name, group in sorted(by_domain.items())},
     }
+    if any("failure" in r for r in records):  # a simulated user: its failures apart from the agent's
+        made["failures"] = {"agent": sum(r.get("failure") == "agent" for r in records),
+                            "user": sum(r.get("failure") == "user" for r in records)}
+        made["without_user_failures"] = means([r for r in records if r.get("failure") != "user"])
+        made["ended_at_max_user_turns"] = sum(r["ended"] == MAX_TURNS for r in records)
+    return made
 
 
 def evaluate(endpoint, ready, out, *, unseen=(), limit=None, concurrency=4, max_steps=30, variant=None,
-             progress=None):
+             progress=None, user_model=None):
     """Play the episodes of ``ready``, writing each line to ``out`` as it ends; episodes
     already there are kept, not played again.
 
@@ -192,6 +220,7 @@ def evaluate(endpoint, ready, out, *, unseen=(), limit=None, concurrency=4, max_
         max_steps: answers of the model per episode.
         variant: the SGD-X variant of ``ready``, written in each line.
         progress: ``progress(done, total)``, called as episodes end.
+        user_model: in ``simulated`` mode, the user's model (``user.UserModel``).
 
     Returns:
         The summary (``summary``) of every line of ``out`` that belongs to the episodes asked for.
@@ -211,7 +240,8 @@ def evaluate(endpoint, ready, out, *, unseen=(), limit=None, concurrency=4, max_
     pool = ThreadPoolExecutor(max_workers=concurrency)
     try:
         with open(out, "a", encoding="utf-8") as f:
-            for record in pool.map(lambda row: play_episode(endpoint, ready, row, unseen, max_steps, variant), todo):
+            for record in pool.map(lambda row: play_episode(endpoint, ready, row, unseen, max_steps, variant,
+                                                            user_model), todo):
                 with lock:
                     f.write(json.dumps(record, ensure_ascii=False) + "\n")
                     f.flush()

@@ -18,13 +18,15 @@ what the user was told.
   the agent read holds it;
 - ``reward``: 1.0 when the transactions equal the outcome's (a missing, wrong or extra one
   fails), every requested value was given and, for a dialogue without a transaction,
-  every final query was made; else 0.0.
+  every final query was made; else 0.0. An episode whose simulated user spoke its most
+  turns without ending the conversation fails.
 """
 
 from collections import Counter
 
 from ..scoring.tool_calls import value_key
 from .episode import gold_keys
+from .user import MAX_TURNS
 
 PARTS = ("reward", "transaction_precision", "transaction_recall", "call_accuracy", "requested_values_given")
 YES_NO = frozenset({"true", "false"})
@@ -86,7 +88,8 @@ def parts(episode, final_answer=None, judge_told=True):
         "call_accuracy": ratio(sum(key in called for key in wanted), len(wanted), 0),
         "requested_values_given": ratio(sum(given), len(given), 0),
     }
-    success = gold == made and all(given) and (total_gold > 0 or all(key in called for key in queries))
+    success = gold == made and all(given) and (total_gold > 0 or all(key in called for key in queries)) and \
+        getattr(episode.user, "ended", None) != MAX_TURNS
     return {"reward": float(success), **result}
 
 

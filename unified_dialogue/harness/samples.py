@@ -5,6 +5,7 @@ rescored and analysed row by row (``python -m unified_dialogue.scoring ... --per
 """
 
 import json
+import os
 
 from ..cli import write_atomically
 from ..core.errors import UnifiedDialogueError
@@ -29,6 +30,24 @@ def sample_prediction(sample, where):
     return sample.get("filter"), doc["id"], text
 
 
+def check_not_results(path):
+    """Raise SamplesError where ``path`` is lm-eval's results file (one JSON object with
+    ``results`` and ``configs``) rather than a samples file, naming the samples files beside
+    it or the flag that writes them."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            value = json.load(f)
+    except (OSError, ValueError):  # JSON Lines (a samples file), or not readable: json_lines says
+        return
+    if not (isinstance(value, dict) and "results" in value and "configs" in value):
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    beside = sorted(name for name in os.listdir(folder) if name.startswith("samples_") and name.endswith(".jsonl"))
+    hint = f"give one of the samples files beside it: {', '.join(beside)}" if beside else \
+        "give the samples_<task>_<date>.jsonl file that lm-eval writes beside it with --log_samples"
+    raise SamplesError(f"{path}: an lm-eval results file (the metrics of a run), not a samples file: {hint}")
+
+
 def read_samples(path, filter_name=None):
     """``{id: text}`` of a samples file, in file order.
 
@@ -38,8 +57,10 @@ def read_samples(path, filter_name=None):
 
     Raises:
         SamplesError naming the file, line and field of a sample that cannot be read, a row
-        logged twice, or the filters to choose from.
+        logged twice, or the filters to choose from; or saying that the file is lm-eval's
+        results file, and which file to give instead.
     """
+    check_not_results(path)
     by_filter = {}
     for where, sample in json_lines(path, SamplesError):
         name, identifier, text = sample_prediction(sample, where)

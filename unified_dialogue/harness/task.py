@@ -2,75 +2,60 @@
 ``unified_dialogue.load``, its prompts from ``prompts``, and each metric computed by the
 project's scorer over all the task's ``{id: text}`` outputs at once (lm-eval's
 aggregation), so that lm-eval reports what ``python -m unified_dialogue.scoring`` reports
-for the same texts. Needs ``lm-eval`` (``pip install unified-dialogue[harness]``).
+for the same texts. The metrics, their direction and their place in the scorer's result
+come from the config's declaration (``scoring.configs``): a task file lists none. Needs
+``lm-eval`` (``pip install unified-dialogue[harness]``).
 
-A task file gives ``metadata``: ``corpus``, ``config``, ``split`` and, for SGD-X,
-``variant``. lm-eval merges the run's own metadata (``--metadata '{...}'``,
+A task file gives its split (lm-eval's ``test_split``) and ``metadata``: ``corpus``,
+``config`` and, for SGD-X, ``variant``. lm-eval merges the run's own metadata (``--metadata '{...}'``,
 ``TaskManager(metadata=...)``) and the model's arguments over it; of these the task takes
-``LOAD_ARGUMENTS``, the corpus's options and the config's own, but those named in
-``NOT_FROM_METADATA``. A value given as a dict is per corpus:
-``{"data_dir": {"sgd": ..., "faithdial": ...}}`` for a run of both.
+what ``load`` and the config take (``api.sort_arguments``), but ``metadata.MODEL_ARGUMENTS``,
+after ``metadata.check`` (before anything loads). A value given as a dict is per corpus:
+``{"data_dir": {"sgd": ..., "faithdial": ...}}`` for a run of both. A mistake, there or in
+loading the rows, ends lm-eval's command with one line (``metadata.refused``).
 """
-
-import inspect
 
 from lm_eval.api.task import ConfigurableTask
 
-from .. import registry
-from ..api import load
+from ..api import load, sort_arguments, taken
+from ..core.errors import UnifiedDialogueError
 from ..core.sources import called_from
-from ..scoring import scorer
+from ..scoring import score_rows
+from ..scoring.configs import scored
 from . import prompts
-
-# Arguments of ``load`` a run's metadata may set, besides the corpus's and config's options.
-LOAD_ARGUMENTS = ("data_dir", "cache_dir", "verification_mode")
-# Options a run's metadata does not set: lm-eval merges the model's arguments into it, and
-# servers' take a base_url, vLLM's and servers' a seed (D3ST's option of that name keeps its default).
-NOT_FROM_METADATA = ("base_url", "seed")
-# Where each metric is in the scorer's result.
-PATHS = {
-    **{name: ("#ALL_SERVICES", name) for name in (
-        "joint_goal_accuracy", "average_goal_accuracy", "active_intent_accuracy", "requested_slots_f1")},
-    **{name: (name,) for name in ("call_accuracy", "joint_accuracy", "argument_f1", "malformed")},
-    **{name: ("all", name) for name in ("bleu", "chrf", "ser", "knowledge_f1")},
-    "rougeL": ("all", "rougeL", "fmeasure"),
-    "accuracy": ("accuracy",),
-    "macro_f1": ("macro", "f1"),
-    "hallucination_f1": ("labels", "Hallucination", "f1"),
-}
-LOWER_IS_BETTER = {"malformed", "ser"}
-
-
-def given(metadata, name, corpus):
-    """The value of ``name`` in the run's metadata for ``corpus`` (None where not given)."""
-    value = metadata.get(name)
-    return value.get(corpus) if isinstance(value, dict) else value
+from .metadata import MODEL_ARGUMENTS, check, given, refused
 
 
 def load_arguments(metadata):
     """``(corpus, config, split, common, own)``: what loads a task's rows, the arguments
-    every config of the corpus takes (``common``) apart from the config's own options."""
+    every config of the corpus takes (``common``: ``load``'s and the corpus's options) apart
+    from the config's own options, sorted by ``api.sort_arguments`` from the run's metadata."""
     corpus, config = metadata["corpus"], metadata["config"]
-    builder = registry.builder_class(registry.get(corpus))
-    own_names = [o.name for o in builder.config_options(config) if o.name not in NOT_FROM_METADATA]
-    common_names = [name for name in LOAD_ARGUMENTS + tuple(builder.corpus_options()) if name not in NOT_FROM_METADATA]
-    common, own = ({name: given(metadata, name, corpus) for name in names} for names in (common_names, own_names))
-    return (corpus, config, metadata["split"], {k: v for k, v in common.items() if v is not None},
-            {k: v for k, v in own.items() if v is not None})
+    split = given(metadata, "split", corpus)
+    names = [name for part in taken(corpus, config) for name in part if name not in MODEL_ARGUMENTS]
+    values = {name: given(metadata, name, corpus) for name in names}
+    sorted_ = sort_arguments(corpus, config, {k: v for k, v in values.items() if v is not None}, split=split)
+    return corpus, config, split, sorted_.load, sorted_.options
 
 
 def rows(**metadata):
-    """The task's rows, ``{split: Dataset}`` (lm-eval's ``custom_dataset``); an error's hint
-    names the ``--metadata`` that fixes it."""
-    corpus, config, split, common, own = load_arguments(metadata)
-    with called_from("lm-eval"):
+    """The task's rows, ``{split: Dataset}`` (lm-eval's ``custom_dataset``)."""
+    with called_from("lm-eval"):  # a loader's hint names the --metadata that fixes it
+        corpus, config, split, common, own = load_arguments(metadata)
         return {split: load(corpus, config, split=split, **common, **own)}
 
 
-def dig(metrics, path):
-    for key in path:
-        metrics = metrics[key]
-    return float(metrics)
+def reported(declaration, corpus, split, common):
+    """The metrics of a config a task reports: those its declaration lists, but one whose
+    column (``Metric.needs``) no row of the corpus's references fills (SGD's responses
+    have no knowledge, CCPE-M's turns no intents)."""
+    needed = {metric.needs for metric in declaration.metrics if metric.needs}
+    filled = set()
+    if needed:
+        references = load(corpus, declaration.references, split=split, **common)
+        filled = {column for column in needed if column in references.column_names
+                  and any(value is not None for value in references[column])}
+    return [metric for metric in declaration.metrics if metric.needs is None or metric.needs in filled]
 
 
 class DialogueTask(ConfigurableTask):
@@ -78,15 +63,25 @@ class DialogueTask(ConfigurableTask):
 
     def __init__(self, config=None):
         config = {key: value for key, value in config.items() if key != "class"}
-        config["test_split"] = config["metadata"]["split"]
-        config["custom_dataset"] = rows
-        config["process_results"] = self.outputs
-        config["metric_list"] = [
-            {"metric": entry["metric"], "higher_is_better": entry["metric"] not in LOWER_IS_BETTER,
-             "aggregation": self.aggregator(entry["metric"])}
-            for entry in config["metric_list"]]
-        self._scored = None
-        super().__init__(config=config)
+        try:
+            with called_from("lm-eval"):  # a loader's hint names the --metadata that fixes it
+                metadata = config["metadata"]
+                # the run's split for this task's corpus, else the task file's own
+                split = given(metadata, "split", metadata["corpus"]) or config.get("test_split")
+                check(metadata, split)  # before anything loads
+                config["metadata"] = {**metadata, "split": split}
+                corpus, name, split, common, _ = load_arguments(config["metadata"])
+                config["test_split"] = split
+                config["custom_dataset"] = rows
+                config["process_results"] = self.outputs
+                config["metric_list"] = [
+                    {"metric": metric.name, "higher_is_better": metric.higher_is_better,
+                     "aggregation": self.aggregator(metric)}
+                    for metric in reported(scored(name), corpus, split, common)]
+                self._scored = None
+                super().__init__(config=config)
+        except UnifiedDialogueError as error:  # a mistake in the metadata, or rows that cannot be loaded
+            refused(config.get("task"), error)
 
     # ------------------------------------------------------------ prompts
 
@@ -111,9 +106,10 @@ class DialogueTask(ConfigurableTask):
 
     def aggregator(self, metric):
         def corpus_metric(items):
-            return dig(self.scores(items), PATHS[metric])
+            value = metric.of(self.scores(items))
+            return float("nan") if value is None else float(value)  # a metric these rows do not give
 
-        corpus_metric.__name__ = f"scoring_{metric}"
+        corpus_metric.__name__ = f"scoring_{metric.name}"
         return corpus_metric
 
     def scores(self, items):
@@ -126,18 +122,13 @@ class DialogueTask(ConfigurableTask):
 
     def score(self, predictions):
         """``scoring``'s metrics of ``predictions`` (``{id: text}``) on the rows they answer,
-        the other configs it needs loaded as the task's rows were (as ``scoring.score``
-        loads them for a whole split)."""
+        the other configs it needs loaded as the task's rows were: the scoring command's
+        ``--only-predicted`` path (``scoring.score_rows``), so that a ``--limit`` run
+        rescored from its samples gives the same figures."""
         corpus, config, split, common, _ = load_arguments(self.config.metadata)
-        docs = self.eval_docs
-        answered = [index for index, identifier in enumerate(docs["id"]) if identifier in predictions]
-        answered_rows = docs if len(answered) == len(docs) else docs.select(answered)
 
         def load_rows(name, split=split):
             return load(corpus, name, split=split, **common)
 
-        function = scorer(config)
-        accepted = inspect.signature(function).parameters
-        extra = {name: value for name, value in (("load_rows", load_rows), ("config", config)) if name in accepted}
         with called_from("lm-eval"):
-            return function(predictions, answered_rows, **extra)
+            return score_rows(config, predictions, self.eval_docs, load_rows, only_predicted=True)

@@ -26,7 +26,7 @@ no label (wrong: a miss of the row's label, a prediction of none).
 from ..core.answer import answer
 from ..core.problems import MALFORMED, Problem, cut
 from ..views.faithfulness import CRITIC_LABELS, POSITIVE
-from .rows import ScoringError, get, pair
+from .rows import ScoringError, counted, get, pair, row_record
 
 ACCURACY, PRECISION, RECALL, F1, SUPPORT = "accuracy", "precision", "recall", "f1", "support"
 # What a predicted label may be wrapped in (Markdown emphasis, quotes, a sentence's period).
@@ -107,8 +107,8 @@ def score_critic(predictions, rows, *, allow_missing=False, per_row=False):
             rows with their completion).
         allow_missing: score a row without a prediction as wrong (counted in ``missing``)
             instead of failing.
-        per_row: add ``per_row``, each row's ``row_scores`` values with its ``id``, in the
-            rows' order.
+        per_row: add ``per_row``, each row's ``row_scores`` values with its ``id``,
+            ``malformed``, ``missing`` and ``problems`` (``rows.row_record``), in the rows' order.
 
     Returns:
         ``accuracy``, ``labels``, ``macro``, ``positive``; the counts ``malformed`` and
@@ -126,18 +126,19 @@ def score_critic(predictions, rows, *, allow_missing=False, per_row=False):
     if hasattr(rows, "select_columns"):
         rows = rows.select_columns([c for c in ("id", "label", "completion") if c in rows.column_names])
     pairs = pair(predictions, rows, allow_missing=allow_missing)
-    each, malformed = [], list(pairs.malformed)
+    each, problems_of = [], pairs.problems
     for row, text in pairs:
         gold = gold_of(row)
         if not isinstance(gold, str):
             raise ScoringError(f"row {get(row, 'id', str, 'row')!r}: no label to score against")
         values, problems = row_scores(text, gold)
         if problems:
-            malformed.append(row["id"])
-        each.append({"id": row["id"], **values})
-    metrics = corpus_scores(each)
-    metrics.update(malformed=len(malformed), malformed_ids=malformed, missing=len(pairs.absent),
-                   missing_ids=pairs.absent)
+            problems_of[row["id"]] = problems
+        each.append((row["id"], values))
+    metrics = corpus_scores([values for _, values in each])
+    metrics.update(counted(problems_of, (MALFORMED,)), missing=len(pairs.absent), missing_ids=pairs.absent)
     if per_row:
-        metrics["per_row"] = each
+        absent = set(pairs.absent)
+        metrics["per_row"] = [row_record(identifier, values, problems_of.get(identifier, []), identifier in absent)
+                              for identifier, values in each]
     return metrics

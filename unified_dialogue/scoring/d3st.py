@@ -10,7 +10,7 @@ from ..views.d3st_text import Legend, LegendError, parse
 from ..views.dst import empty_frame
 from .dst import ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL, \
     Turn, read_frames, row_values, score_dst, service_slots, turn_scores
-from .rows import ScoringError, counted, fail, get, pair
+from .rows import ScoringError, counted, fail, get, pair, row_record
 
 # What level ``dst`` does not predict, left out of its metrics.
 INTENT_METRICS = (ACTIVE_INTENT_ACCURACY, REQUESTED_SLOTS_F1, REQUESTED_SLOTS_PRECISION, REQUESTED_SLOTS_RECALL)
@@ -70,7 +70,8 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
         joint_acc_across_turn: joint accuracies across the services of a turn.
         allow_missing: score a row without a prediction as an empty frame instead of failing.
         per_row: add ``"per_row"``: each row's scores (``row_scores``) in the rows' order,
-            ``{"id", <metric>: value, ..., "frames": 1}``; not with ``joint_acc_across_turn``,
+            ``{"id", <metric>: value, ..., "frames": 1, "malformed", "missing", "problems"}``
+            (``rows.row_record``); not with ``joint_acc_across_turn``,
             whose joint accuracies belong to a turn, not to one of its frames.
 
     Returns:
@@ -148,6 +149,8 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
                                        for identifier, problems in problems_of.items()},
                    frames_not_predicted=not_predicted, missing=len(pairs.absent), missing_ids=pairs.absent)
     if per_row:
-        metrics["per_row"] = [{"id": row["id"], **row_scores(text, row, use_fuzzy_match=use_fuzzy_match)[0]}
+        absent = set(pairs.absent)
+        metrics["per_row"] = [row_record(row["id"], row_scores(text, row, use_fuzzy_match=use_fuzzy_match)[0],
+                                         problems_of.get(row["id"], []), row["id"] in absent)
                               for row, text in pairs]
     return metrics

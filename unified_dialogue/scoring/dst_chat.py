@@ -17,7 +17,7 @@ from dataclasses import replace
 from ..chat.state import Schemas, parse
 from ..views.dst import empty_frame
 from .dst import Turn, read_frames, row_values, score_dst, turn_scores
-from .rows import ScoringError, counted, get, pair
+from .rows import ScoringError, counted, get, pair, row_record
 
 
 def predicted_frames(text, reference_frames, schemas):
@@ -79,8 +79,8 @@ def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_sc
             (the DSTC8 setting); exactly when False.
         joint_acc_across_turn: joint accuracies across the services of a turn (MultiWOZ-style).
         per_row: add ``"per_row"``: each row's scores in the rows' order, ``{"id", <metric>:
-            value, ..., "frames"}`` (``row_scores``; a row without a prediction is scored as
-            an empty text).
+            value, ..., "frames", "malformed", "missing", "problems"}`` (``row_scores``,
+            ``rows.row_record``; a row without a prediction is scored as an empty text).
 
     Returns:
         ``score_dst``'s ``{group: {metric: value}}`` (slot tagging is not scored: a text
@@ -126,7 +126,9 @@ def score_dst_chat(predictions, rows, *, references=None, schemas=None, train_sc
                         joint_acc_across_turn=joint_acc_across_turn, per_row=per_row)
     if per_row:  # score_dst's records (one per turn, in scoring order) in the rows' order, by row id
         by_turn = {(record.pop("dialogue_id"), record.pop("turn_index")): record for record in metrics.pop("per_row")}
-        metrics["per_row"] = [{"id": row["id"], **by_turn[turn["dialogue_id"], turn["turn_index"]]}
+        absent = set(pairs.absent)
+        metrics["per_row"] = [row_record(row["id"], by_turn[turn["dialogue_id"], turn["turn_index"]],
+                                         problems_of.get(row["id"], []), row["id"] in absent)
                               for (row, _), turn in zip(pairs, scored)]
     metrics.update(counted(problems_of), frames_not_predicted=not_predicted, missing=len(pairs.absent),
                    missing_ids=pairs.absent)

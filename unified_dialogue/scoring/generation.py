@@ -13,7 +13,7 @@ from ..core.answer import answer
 from ..core.problems import MALFORMED
 from .gem import LEXICAL_METRICS, gem_scores, sentence_chrf
 from .knowledge import overlap
-from .rows import ScoringError, counted, pair, shown
+from .rows import ScoringError, counted, pair, row_record, shown
 from .ser import noncategorical_slots, row_service, row_slot_values, seen_tag, ser, slot_error, train_service_names
 
 METRICS = LEXICAL_METRICS + ("ser", "knowledge")
@@ -219,8 +219,9 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
             corpus, split and variant.
         per_row: add ``"per_row"``: each scored row's ``{"id", "sentence_chrf", ...}``
             (``row_scores``: ``sentence_chrf`` always, ``slot_accuracy`` with ``"ser"``, the
-            knowledge scores with ``"knowledge"``), in the rows' order; rows without a
-            prediction (``misses``) are not scored, so not listed.
+            knowledge scores with ``"knowledge"``; ``malformed``, ``missing``, ``problems``:
+            ``rows.row_record``), in the rows' order; rows without a prediction (``misses``)
+            are not scored, so not listed.
 
     Returns:
         ``{group: {metric: value}}`` with the group ``"all"``, under GEM-metrics' key names
@@ -272,8 +273,8 @@ def score_generation(predictions, rows, *, metrics=None, group_by=None, allow_mi
     result = {name: _metrics_of(members, metrics, tokenizer, noncategorical) for name, members in groups.items()}
     if per_row:
         scored = ["chrf"] + [name for name in ("ser", "knowledge") if name in metrics]
-        result["per_row"] = [{"id": row["id"], **reply_scores(text, row, scored, noncategorical)}
-                             for row, text in pairs]
+        result["per_row"] = [row_record(row["id"], reply_scores(text, row, scored, noncategorical),
+                                        problems_of.get(row["id"], [])) for row, text in pairs]
     malformed = counted(problems_of, (MALFORMED,))
     result["misses"] = {"count": len(paired.absent), "ids": paired.absent}
     result["malformed"] = {"count": malformed["malformed"], "ids": malformed["malformed_ids"]}

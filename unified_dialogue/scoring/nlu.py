@@ -23,7 +23,7 @@ from collections import Counter
 from ..chat.nlu_text import parse
 from ..chat.state import Schemas
 from ..core.errors import ConfigError
-from .rows import ScoringError, counted, get, pair
+from .rows import ScoringError, counted, get, pair, row_record
 
 FRAME_EXACT_MATCH, INTENT_ACCURACY = "frame_exact_match", "intent_accuracy"
 SLOT_PRECISION, SLOT_RECALL, SLOT_F1 = "slot_precision", "slot_recall", "slot_f1"
@@ -78,8 +78,8 @@ def score_nlu(predictions, rows, *, references=None, schemas=None, load_rows=Non
             ``load_rows("schema")`` where the corpus has that config; none otherwise).
         load_rows: ``load_rows(config, split=None)`` (as ``scoring.score`` gives it).
         allow_missing: score a row without a prediction as an empty text instead of failing.
-        per_row: add ``per_row``, each row's ``score_row`` values with its ``id``, in the
-            rows' order.
+        per_row: add ``per_row``, each row's ``score_row`` values with its ``id``,
+            ``malformed``, ``missing`` and ``problems`` (``rows.row_record``), in the rows' order.
 
     Returns:
         ``intent_accuracy`` (None where no turn has intents annotated), ``slot_precision``,
@@ -122,7 +122,10 @@ def score_nlu(predictions, rows, *, references=None, schemas=None, load_rows=Non
     metrics = corpus_scores(each)
     metrics.update(counted(problems_of), missing=len(pairs.absent), missing_ids=pairs.absent)
     if per_row:
-        metrics["per_row"] = each
+        absent = set(pairs.absent)
+        metrics["per_row"] = [row_record(record["id"], {k: v for k, v in record.items() if k != "id"},
+                                         problems_of.get(record["id"], []), record["id"] in absent)
+                              for record in each]
     return metrics
 
 

@@ -17,7 +17,7 @@ JSON Lines, one ``{"id": <row id>, "chosen": <number>, "rejected": <number>}`` p
 
 import math
 
-from .rows import ScoringError, fail, get, json_lines, pair
+from .rows import ScoringError, fail, get, json_lines, pair, row_record
 
 ACCURACY, MARGIN = "accuracy", "margin"
 SIDES = ("chosen", "rejected")
@@ -92,8 +92,8 @@ def score_preference(predictions, rows, *, allow_missing=False, per_row=False):
         rows: the ``preference`` rows scored (their ``id``s).
         allow_missing: count a row without scores as wrong (in ``missing``, and not in the
             margin) instead of failing.
-        per_row: add ``per_row``, each row's ``row_scores`` with its ``id``, in the rows'
-            order (``MISSED`` for a row without scores).
+        per_row: add ``per_row``, each row's ``row_scores`` with its ``id`` and ``missing``
+            (``rows.row_record``; ``MISSED`` for a row without scores), in the rows' order.
 
     Returns:
         ``accuracy``, ``margin`` (None where no row is scored), ``rows`` (the rows
@@ -115,19 +115,18 @@ def score_preference(predictions, rows, *, allow_missing=False, per_row=False):
     if hasattr(rows, "select_columns"):
         rows = rows.select_columns(["id"])
     pairs = pair(predictions, rows, allow_missing=allow_missing, kind=tuple)
-    each = [{"id": row["id"], **(row_scores(*scores) if scores is not None else MISSED)} for row, scores in pairs]
-    margins = [r[MARGIN] for r in each if r[MARGIN] is not None]
+    each = [(row["id"], row_scores(*scores) if scores is not None else MISSED) for row, scores in pairs]
+    margins = [values[MARGIN] for _, values in each if values[MARGIN] is not None]
     metrics = {
-        ACCURACY: sum(r[ACCURACY] for r in each) / len(each) if each else None,
+        ACCURACY: sum(values[ACCURACY] for _, values in each) / len(each) if each else None,
         MARGIN: sum(margins) / len(margins) if margins else None,
         "rows": len(margins),
         "missing": len(pairs.missing),
         "missing_ids": pairs.missing,
     }
     if per_row:
-        metrics["per_row"] = each
+        absent, problems_of = set(pairs.absent), pairs.problems
+        metrics["per_row"] = [row_record(identifier, values, problems_of.get(identifier, []), identifier in absent)
+                              for identifier, values in each]
     return metrics
 
-
-# How the scoring command reads this scorer's predictions file (``scoring.reader``).
-score_preference.read = read_scores

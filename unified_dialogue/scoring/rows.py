@@ -8,6 +8,7 @@ config's rows (``pair``), turns each text back into what it scores, and returns 
 metrics that ``write_metrics`` writes.
 """
 
+import dataclasses
 import json
 
 from ..core.errors import UnifiedDialogueError, with_article
@@ -294,3 +295,28 @@ def counted(problems_of, kinds=(MALFORMED, UNKNOWN_SERVICE, UNKNOWN_SLOT, UNKNOW
             ids = [identifier for identifier, problems in problems_of.items() if any(p.kind == kind for p in problems)]
         metrics.update({COUNTS[kind]: len(ids), f"{COUNTS[kind]}_ids": ids})
     return metrics
+
+
+def row_record(identifier, values, problems=(), missing=False):
+    """One per-row record: ``{"id", <values>, "malformed", "missing", "problems"}``, beside
+    ``counted``: a row is in a count's ``*_ids`` exactly when its record says so.
+
+    Args:
+        identifier: the row's id.
+        values: its per-row values.
+        problems: the problems of its text (``core.problems.Problem``s; the scorer's
+            ``problems_of`` entry: a prediction that is not a text included).
+        missing: whether the row had no prediction (``Pairs.absent``).
+
+    Returns:
+        The record: ``malformed``, whether the text could not be read
+        (``core.problems.unreadable``: a reward gives it 0.0); ``missing``; ``problems``,
+        each in its JSON form ``{"kind", "text", "name"}`` (``kind`` one of
+        ``core.problems.KINDS``: the counts are ``COUNTS[kind]``; ``name``, what was unknown).
+
+    Example:
+        >>> row_record("a/1", {"f1": 0.5}, [Problem(UNKNOWN_SLOT, "unknown slot 'x'", "x")])["problems"]
+        [{'kind': 'unknown_slot', 'text': "unknown slot 'x'", 'name': 'x'}]
+    """
+    return {"id": identifier, **values, "malformed": unreadable(problems), "missing": missing,
+            "problems": [dataclasses.asdict(problem) for problem in problems]}

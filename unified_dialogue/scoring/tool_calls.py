@@ -37,7 +37,7 @@ import re
 from ..chat.agent import loaded
 from ..core.answer import answer, json_text
 from ..core.problems import MALFORMED, UNKNOWN_TOOL, Problem
-from .rows import ScoringError, counted, pair
+from .rows import ScoringError, counted, pair, row_record
 
 OPEN = "<tool_call>"
 BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.S)
@@ -250,8 +250,8 @@ def score_tool_calls(predictions, rows, *, allow_missing=False, per_row=False):
         rows: the ``agent-call-chat`` rows predicted (a ``datasets.Dataset`` or a list of
             dicts), from either ``datasets`` line.
         allow_missing: count a row without a prediction as a miss, instead of an error.
-        per_row: add ``"per_row"``: each row's ``{"id", ...}`` of ``row_scores``, in the
-            rows' order. ``call_accuracy`` and ``joint_accuracy`` are the means of the rows';
+        per_row: add ``"per_row"``: each row's ``{"id", ...}`` of ``row_scores``, with its
+            ``malformed``, ``missing`` and ``problems`` (``rows.row_record``), in the rows' order. ``call_accuracy`` and ``joint_accuracy`` are the means of the rows';
             the argument precision and recall are the ratios of their summed counts.
 
     Returns:
@@ -279,10 +279,12 @@ def score_tool_calls(predictions, rows, *, allow_missing=False, per_row=False):
                            ("predicted", "arguments_predicted"), ("gold", "arguments_gold"), ("extra", "extra_calls")):
             totals[total] += scores[key]
         if per_row:
-            records.append({"id": row["id"], **scores})
+            records.append((row["id"], scores))
     result = metrics(totals, problems_of, pairs.absent)
     if per_row:
-        result["per_row"] = records
+        absent = set(pairs.absent)
+        result["per_row"] = [row_record(identifier, scores, problems_of.get(identifier, []), identifier in absent)
+                             for identifier, scores in records]
     return result
 
 

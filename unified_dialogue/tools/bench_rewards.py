@@ -109,9 +109,9 @@ def run(data_dir, size=1024, repeat=5, configs=CONFIGS, verification_mode="no_ch
 
 
 def function_name(config):
-    from ..rewards import TASKS
+    from ..scoring.configs import CONFIGS
 
-    return TASKS[config].metrics[0]
+    return CONFIGS[config].row_metrics[0]
 
 
 def main(argv=None):

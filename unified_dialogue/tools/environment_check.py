@@ -24,7 +24,9 @@ from unified_dialogue import load
 from unified_dialogue.cli import run_command
 from unified_dialogue.environment import gold, reward, splits
 from unified_dialogue.environment.episode import Episode
-from unified_dialogue.environment.episodes import MODES
+# The modes the gold agent plays alone (a simulated user is a model: tools.user_check plays
+# the simulated mode with a user replaying the corpus's turns).
+MODES = ("ticket", "replay")
 
 
 def changed_steps(steps, services):

@@ -27,6 +27,7 @@ import functools
 import inspect
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Callable, Optional
 
 from ..core.corpus import Config
 from ..core.errors import ConfigError
@@ -49,19 +50,22 @@ class View:
     """One task view. ``module``: the module with ``table`` and ``FEATURES`` or
     ``features``; ``description``: one line (the module docstring's first line, by
     ``of``); ``key``: the columns whose values identify a row within a split;
-    ``options``: the ``Option``s a user may set at load time."""
+    ``options``: the ``Option``s a user may set at load time; ``given``: what a row holds
+    of its whole dialogue by design, where it does (``core.corpus.Config.given``)."""
 
     name: str
     module: ModuleType
     description: str
     key: tuple
     options: tuple = ()
+    given: Optional[Callable] = None
 
     @classmethod
-    def of(cls, module, key, options=(), name=None):
+    def of(cls, module, key, options=(), name=None, given=None):
         """The record of a view module, described by its docstring and named as the module
         unless ``name`` is given."""
-        return cls(name or module.__name__.rsplit(".", 1)[-1], module, summary(module), tuple(key), tuple(options))
+        return cls(name or module.__name__.rsplit(".", 1)[-1], module, summary(module), tuple(key), tuple(options),
+                   given)
 
     @property
     def option_names(self):
@@ -120,7 +124,7 @@ def config(view, **options):
     view = get(view)
     check_corpus_options(view, options)
     return Config(view.name, view.description, view.features(**options), key=view.key,
-                  view=functools.partial(view.module.table, **options), options=view.options)
+                  view=functools.partial(view.module.table, **options), options=view.options, given=view.given)
 
 
 def apply(view, dataset, batch_size=256, **options):

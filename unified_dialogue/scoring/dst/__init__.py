@@ -9,6 +9,9 @@ numbers without either, through one implementation with two entry points:
 - ``python -m unified_dialogue.scoring.dst`` (``__main__``): the evaluator's command line, on
   SGD-format files (read by ``files.score_dst_files``), writing the same metrics JSON.
 
+Non-categorical values are compared as the evaluator's fuzzy match compares them
+(``fuzzy.token_sort_ratio``).
+
 Every frame of every USER turn is scored against the predicted frame of its service, and each
 score is averaged over the frames of each group: ``#ALL_SERVICES``, the service, its domain
 (the service name before ``_``), and ``#SEEN_SERVICES`` or ``#UNSEEN_SERVICES`` (whether the
@@ -16,15 +19,14 @@ train schema has the service). docs/scoring.md says what each metric is.
 """
 
 import collections
-import difflib
 import math
-import re
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
 from ..rows import ScoringError, fail, get, strings
+from .fuzzy import token_sort_ratio
 
 ALL_SERVICES = "#ALL_SERVICES"
 SEEN_SERVICES = "#SEEN_SERVICES"
@@ -127,40 +129,6 @@ def service_slots(schemas):
 def service_names(schemas):
     """The names of services given as schema entries or rows, or as names."""
     return frozenset(s if isinstance(s, str) else get(s, "service_name", str, "train schema") for s in schemas)
-
-
-# ---------------------------------------------------------------- fuzzy matching
-
-# Non-categorical values are compared with fuzzywuzzy's ``fuzz.token_sort_ratio`` in the DSTC8
-# evaluator. Its requirements (schema_guided_dst/requirements.txt) list fuzzywuzzy without
-# python-Levenshtein, and fuzzywuzzy then computes the ratio with the standard library's
-# difflib.SequenceMatcher (Ratcliff/Obershelp: the longest matching block first). rapidfuzz,
-# and fuzzywuzzy with python-Levenshtein, compute it from the Indel distance (the longest
-# common subsequence), which gives other ratios for some pairs, e.g. 44 instead of 33 for
-# "ab1cd2xxx" / "xxxab3cd4": neither gives the official numbers. So this module uses difflib,
-# the library the official scores came from, with fuzzywuzzy's processing of both strings:
-# - delete U+0080..U+00FF (its ``force_ascii`` deletes exactly these, not all non-ASCII);
-# - replace every character that is not a Unicode word character (``\W``) with a space;
-# - lowercase, split on whitespace, sort the tokens and join them with single spaces;
-# then 100 for equal strings, 0 when one is empty, else 100 × SequenceMatcher's ratio rounded
-# half to even (Python's round), as an integer.
-_LATIN1_SUPPLEMENT = dict.fromkeys(range(0x80, 0x100))
-_NON_WORD = re.compile(r"\W", re.IGNORECASE)
-
-
-def _sorted_tokens(text):
-    text = _NON_WORD.sub(" ", text.translate(_LATIN1_SUPPLEMENT)).lower()
-    return " ".join(sorted(text.split()))
-
-
-def token_sort_ratio(a, b):
-    """The similarity of two strings from 0 to 100, as the DSTC8 evaluator measures it."""
-    a, b = _sorted_tokens(a), _sorted_tokens(b)
-    if a == b:  # also where SequenceMatcher's junk heuristic (strings of 200+) would not say so
-        return 100
-    if not a or not b:
-        return 0
-    return round(100 * difflib.SequenceMatcher(None, a, b).ratio())
 
 
 # ---------------------------------------------------------------- one frame's scores

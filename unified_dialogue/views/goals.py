@@ -1,5 +1,7 @@
 """Goals: what the user of a dialogue wants, and what the dialogue ended with, from its
-annotations only (pure functions of one unified SGD record's turns and schemas).
+annotations only (pure functions of one unified SGD record's turns and schemas). The
+``user-chat`` rows (``chat.user``) and the environment's episodes
+(``unified_dialogue.environment``) hold the same goals.
 
 ``goal(turns, schemas)`` gives ``{"intents": [...]}``, one entry per intent the user
 pursued, in the order the user first made it active: ``service``, ``intent``,
@@ -17,14 +19,71 @@ value the system informed in the turn after the user requested its slot:
 ``{service, slot, values}``, the value as said and as canonical).
 
 ``turns``: the dialogue's turns as unified turn dicts (``roles``, ``utterance``,
-``dialog_acts``, ``belief_state``, ``query``, ``querying_result``); ``schemas``: its
-services' schema records by name.
+``dialog_acts``, ``belief_state``, ``query``, ``querying_result``; ``dialogues`` gives
+them for a batch of records); ``schemas``: its services' schema records by name.
 """
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from ..core.features import NO_INTENT
+from .turns import Turns
 
 USER, SYSTEM = "USER", "SYSTEM"
 INFORM, REQUEST, INFORM_INTENT = "INFORM", "REQUEST", "INFORM_INTENT"
+
+
+# What goals read of a turn: nested fields by name (a list of records keeps only those fields).
+VALUE = ("value", "cononical_value")
+TURN_FIELDS = {
+    "roles": None, "utterance": None,
+    "dialog_acts": {"act": None, "domain": None, "slot_value_table": {"slot": None, "values": VALUE}},
+    "belief_state": {"intent": None, "domain": None, "informed_slot_value_table": {"slot": None, "values": VALUE}},
+    "query": None, "querying_result": None,
+}
+
+
+def slim(array, fields):
+    """``array`` (records, or lists of records) with only ``fields`` (``{name: its fields,
+    or None for the whole value}``; a tuple of names for records of plain values): Python
+    objects of the rest would cost most of the time."""
+    if fields is None:
+        return array
+    if isinstance(fields, tuple):
+        fields = dict.fromkeys(fields)
+    if pa.types.is_list(array.type):
+        values = slim(array.values, fields)
+        return pa.ListArray.from_arrays(array.offsets, values, mask=array.is_null())
+    return pa.StructArray.from_arrays([slim(array.field(name), sub) for name, sub in fields.items()],
+                                      names=list(fields), mask=array.is_null())
+
+
+def distinct_schemas(unified):
+    """Each record's service schemas (records), each distinct service's made Python once."""
+    lists = pc.struct_field(pc.struct_field(unified.column("knowledge").combine_chunks(), "value"), "schema")
+    flat = pc.list_flatten(lists)
+    names = pc.struct_field(flat, "service_name").to_pylist()
+    first = {}
+    for index, name in enumerate(names):
+        first.setdefault(name, index)
+    made = dict(zip(first, flat.take(pa.array(list(first.values()), pa.int64())).to_pylist())) if first else {}
+    bounds = np.concatenate([[0], np.cumsum(pc.fill_null(pc.list_value_length(lists), 0).to_numpy())]).tolist()
+    return [[made[name] for name in names[bounds[k]:bounds[k + 1]]] for k in range(len(lists))]
+
+
+def dialogues(unified):
+    """``(dialogue_id, original_id, turns, schemas)`` of each record of a batch, the turns
+    holding only the fields goals read."""
+    turns = Turns(unified)
+    every = slim(turns.turns, TURN_FIELDS).to_pylist()
+    schemas = distinct_schemas(unified)
+    counts = np.bincount(turns.dialogue, minlength=unified.num_rows).tolist()
+    first = 0
+    for index, (dialogue_id, original_id) in enumerate(zip(unified.column("dialogue_id").to_pylist(),
+                                                           unified.column("original_id").to_pylist())):
+        yield dialogue_id, original_id, every[first:first + counts[index]], schemas[index] or []
+        first += counts[index]
 
 
 def same(a, b):
