@@ -70,12 +70,11 @@ $(VENVRL)/.installed: setup.cfg pyproject.toml requirements/rl.txt requirements/
 	touch $@
 
 # The harness tests: lm-eval's numbers against the scoring command's (a --limit run's too),
-# the run's metadata checked, the stand-in server with lm-eval's server backends and the
-# OpenAI client, the docs' server example, the metadata's "verify": false.
+# the run's metadata checked, a reasoning model's answers, the stand-in server with lm-eval's
+# server backends and the OpenAI client, the docs' server example, the metadata's "verify": false.
 test-harness: env-harness
-	$(VENVH)/bin/python -m pytest tests/test_harness.py tests/test_harness_limit.py tests/test_harness_metadata.py \
-		tests/test_server.py tests/test_server_clients.py tests/test_docs_examples.py tests/test_partial_copies.py \
-		$(PYTEST_ARGS)
+	$(VENVH)/bin/python -m pytest tests/test_harness*.py tests/test_server.py tests/test_server_clients.py \
+		tests/test_docs_examples.py tests/test_partial_copies.py $(PYTEST_ARGS)
 
 # The docs' example of lm-eval's hf backend, on the tiny model.
 test-harness-hf: env-harness-hf

@@ -130,8 +130,8 @@ def test_odd_answers_of_a_model_are_messages_it_reads_never_a_crash(tmp_path, ca
 
 
 def test_a_content_in_parts_is_read_as_its_text():
-    from unified_dialogue.environment.play import text_of
+    from unified_dialogue.core.answer import content_text
 
-    assert text_of([{"type": "text", "text": "Your "}, {"type": "image"}, {"type": "text", "text": "table."}]) == \
-        "Your table."
-    assert (text_of(None), text_of("x")) == ("", "x")
+    assert content_text([{"type": "text", "text": "Your "}, {"type": "image"}, {"type": "text", "text": "table."},
+                         {"type": "thinking", "text": "draft"}]) == "Your table."
+    assert (content_text(None), content_text("x"), content_text(3)) == ("", "x", "")

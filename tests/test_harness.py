@@ -112,6 +112,22 @@ def test_lm_eval_reports_what_the_scorer_reports_on_the_same_texts(runs, metadat
     assert reported == {metric: dig(scored, path) for metric, path in metrics.items()}
 
 
+def figures_table(text):
+    """``{(task, metric): (gold, perturbed)}`` of docs/harness.md's Figures table."""
+    table = text.split("## Figures", 1)[1]
+    rows = [line.strip("|").split("|") for line in table.splitlines() if line.startswith("| `")]
+    return {(task.strip(" `"), metric.strip(" `")): (float(gold), float(perturbed))
+            for task, metric, gold, perturbed in rows}
+
+
+def test_the_docs_figures_are_this_runs_on_every_task_and_metric(runs):
+    documented = figures_table((TESTS.parent / "docs" / "harness.md").read_text())
+    measured = {(task, metric): tuple(round(runs[perturb]["results"][task][f"{metric},none"], 4)
+                                      for perturb in (False, True))
+                for task, (_, _, _, metrics) in TASK_SPECS.items() for metric in metrics}
+    assert documented == measured
+
+
 def test_a_task_file_lists_no_metric_and_each_task_reports_its_configs_declared_metrics(runs):
     from unified_dialogue.scoring.configs import CONFIGS
 

@@ -18,6 +18,7 @@ import threading
 from dataclasses import dataclass
 from typing import Optional
 
+from .core.answer import content_text
 from .core.errors import did_you_mean
 from .scoring.configs import CONFIGS
 from .core.problems import unreadable
@@ -44,11 +45,8 @@ def completion_text(completion):
         if not isinstance(message, dict):
             return None
         content = message.get("content")
-        if isinstance(content, list):  # content parts: the text ones
-            content = "".join(part.get("text", "") for part in content
-                              if isinstance(part, dict) and part.get("type", "text") == "text")
-        if isinstance(content, str) and content:
-            parts.append(content)
+        if content_text(content):
+            parts.append(content_text(content))
         if message.get("tool_calls"):
             parts.append(json.dumps({"tool_calls": message["tool_calls"]}, ensure_ascii=False, default=str))
     return "\n".join(parts)

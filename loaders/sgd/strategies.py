@@ -35,12 +35,12 @@ from unified_dialogue.testing.strategies.text import BOOLEANS, distinct_names, f
 from unified_dialogue.views.d3st_text import DONTCARE
 
 from . import format
-from .sgdx import FOLDERS, VARIANTS
+from .sgdx import FOLDERS, INTENT_SLOT, VARIANTS
 
 # A copy builds each of SGD's many configs: fewer copies than of the smaller corpora.
 BUILD_SHARE = 0.2
 
-INTENT_SLOT, COUNT_SLOT = "intent", "count"
+COUNT_SLOT = "count"
 USER_PLAIN_ACTS = ("AFFIRM", "NEGATE", "SELECT", "REQUEST_ALTS", "THANK_YOU", "GOODBYE", "AFFIRM_INTENT",
                    "NEGATE_INTENT")
 SYSTEM_PLAIN_ACTS = ("NOTIFY_SUCCESS", "NOTIFY_FAILURE", "REQ_MORE", "GOODBYE")

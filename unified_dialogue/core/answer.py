@@ -135,3 +135,18 @@ def json_text(value):
         '"a<\\\\/think>b"'
     """
     return json.dumps(value, ensure_ascii=False).replace(PROMPT_OPENED_END, "<\\/think>")
+
+
+def content_text(content):
+    """A message's content as one text: a string as it is; a list of parts (OpenAI's
+    ``{"type": "text", "text": ...}``) the texts of its text parts joined (a reasoning part,
+    of another type, is not the answer); anything else (None) the empty text.
+
+    Example:
+        >>> content_text([{"type": "text", "text": "a"}, {"type": "thinking", "text": "x"}, {"text": "b"}])
+        'ab'
+    """
+    if isinstance(content, list):
+        return "".join(part.get("text") or "" for part in content
+                       if isinstance(part, dict) and part.get("type", "text") == "text")
+    return content if isinstance(content, str) else ""

@@ -27,7 +27,8 @@ from typing import Literal, NamedTuple, Optional
 
 from ..core.errors import ConfigError
 from . import reward as rewards
-from .episode import Episode, error_text, text_of
+from ..core.answer import content_text
+from .episode import Episode, error_text
 from .episodes import environment_name
 from .services import Services
 from .splits import prepare
@@ -211,7 +212,7 @@ def final_answer(completion):
     last = completion[-1] if completion else None
     if last is None or last.get("role") != "assistant" or last.get("tool_calls"):
         return None
-    return text_of(last.get("content"))
+    return content_text(last.get("content"))
 
 
 class EpisodeReward:

@@ -30,13 +30,6 @@ def error_text(message):
     return dumps({"error": message})
 
 
-def text_of(content):
-    """A message's content as text: a string, or the text of its parts (OpenAI's list form)."""
-    if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return content if isinstance(content, str) else ""
-
-
 class Episode:
     """The state of one episode of a dialogue.
 
@@ -144,4 +137,4 @@ def gold_keys(services, calls):
     return [services.tool(c["service"], c["intent"]).key(pairs_dict(c["arguments"])) for c in calls]
 
 
-__all__ = ["Episode", "Services", "error_text", "gold_keys", "text_of"]
+__all__ = ["Episode", "Services", "error_text", "gold_keys"]

@@ -30,7 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 from ..chat.agent import service_tools
 from ..core.errors import ConfigError
 from . import report, reward
-from .episode import Episode, error_text, text_of
+from ..core.answer import content_text
+from .episode import Episode, error_text
 from .gold import SEND
 from .tickets import SPOKEN, user_text
 from .user import MAX_TURNS
@@ -118,7 +119,7 @@ def play_episode(endpoint, ready, row, unseen, max_steps, variant=None, user_mod
     for _ in range(max_steps):
         message = endpoint.answer(prompt + said, tools)
         calls = message.get("tool_calls") or []
-        content = text_of(message.get("content"))
+        content = content_text(message.get("content"))
         said.append({"role": "assistant", "content": content, **({"tool_calls": calls} if calls else {})})
         if not calls:
             final, ended = content, "answer"

@@ -16,7 +16,7 @@ from typing import NamedTuple, Optional
 from ..chat.text import OPENING
 from ..chat.ticket import ticket
 from ..chat.user import reading, system_message
-from .episode import text_of
+from ..core.answer import content_text
 
 STOP, MAX_TURNS = "stop", "max_user_turns"
 
@@ -53,7 +53,7 @@ class SimulatedUser:
 
     def turn(self):
         answered = self.endpoint.answer(self.messages, None)
-        words, ends, _ = reading(text_of(answered.get("content")))  # no answer: a turn without words
+        words, ends, _ = reading(content_text(answered.get("content")))  # no answer: a turn without words
         self.messages.append({"role": "assistant", "content": words})
         self.said.append(words)
         if ends:

@@ -12,7 +12,10 @@ text in the conventions of Hermes-style templates:
 - a tool's results are a user message ``<tool_response>...</tool_response>``.
 
 Without a chat template (``plain_text``) the messages are written one after another as
-``Role: content``, separated by a blank line, and the prompt ends with ``Assistant:``.
+``Role: content``, separated by a blank line, and the prompt ends with ``Assistant:``; the
+answer ends at ``PLAIN_TEXT_STOPS``. Through a chat template, the template's own end of turn
+ends it: a stop sequence would cut a reasoning model's thinking, blank lines and all, before
+its answer (``core.answer`` reads the answer after it).
 """
 
 from ..chat.agent import plain_messages, plain_tools
@@ -21,6 +24,8 @@ from ..core.answer import json_text
 TOOLS_HEADER = ("Tools: to call one, answer with <tool_call>{\"name\": <tool name>, \"arguments\": "
                 "{<argument>: <value>, ...}}</tool_call>. The tools:")
 ROLE_NAMES = {"system": "System", "user": "User", "assistant": "Assistant"}
+# Where a plain-text answer ends: the blank line before the next turn, or the user's name.
+PLAIN_TEXT_STOPS = ("\n\n", f"\n{ROLE_NAMES['user']}:")
 
 
 def dumps(value):

@@ -72,6 +72,9 @@ class DialogueTask(ConfigurableTask):
                 config["metadata"] = {**metadata, "split": split}
                 corpus, name, split, common, _ = load_arguments(config["metadata"])
                 config["test_split"] = split
+                # a task file gives no stops: they depend on how the prompt is written (construct_requests)
+                config["generation_kwargs"] = {"until": list(prompts.PLAIN_TEXT_STOPS),
+                                               **(config.get("generation_kwargs") or {})}
                 config["custom_dataset"] = rows
                 config["process_results"] = self.outputs
                 config["metric_list"] = [
@@ -97,6 +100,17 @@ class DialogueTask(ConfigurableTask):
         if apply_chat_template and chat_template is not None:
             return chat_template(messages, add_generation_prompt=True)
         return prompts.plain_text(messages)
+
+    def construct_requests(self, doc, ctx, **kwargs):
+        """lm-eval's request for a row; through a chat template, without the plain-text
+        stops (``prompts.PLAIN_TEXT_STOPS``) unless the run gave its own ``until``: the
+        template's end of turn ends the answer, and a stop would cut a reasoning model's
+        thinking before it."""
+        request = super().construct_requests(doc, ctx, **kwargs)
+        generation = request.arguments[1]
+        if kwargs.get("apply_chat_template") and generation.get("until") == list(prompts.PLAIN_TEXT_STOPS):
+            generation["until"] = []
+        return request
 
     # ------------------------------------------------------------ metrics
 

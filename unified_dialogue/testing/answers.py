@@ -20,6 +20,7 @@ from datasets import Value
 
 from .. import registry
 from ..chat.agent import loaded, plain_messages, plain_tools
+from ..core.answer import content_text
 from ..core.errors import ConfigError
 from ..harness import prompts
 from ..scoring.tool_calls import MalformedOutput, parse_tool_calls
@@ -56,14 +57,6 @@ def check_config(corpus, config):
     if not has_prompt(features):
         raise ConfigError(f"--config {config}: its rows have no prompt messages; the stand-in server answers "
                           f"the chat configs (dst-chat, agent-call-chat, ...) and d3st")
-
-
-def content_text(content):
-    """A message's content as one text: a list of parts (``{"type": "text", "text"}``)
-    joined, None as the empty text."""
-    if isinstance(content, list):
-        return "".join(part.get("text") or "" for part in content if isinstance(part, dict))
-    return "" if content is None else str(content)
 
 
 def normal_message(message):
