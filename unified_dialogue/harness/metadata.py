@@ -15,13 +15,13 @@ import sys
 from .. import registry
 from ..api import LOAD_PARAMETERS, check_split, config_of, corpus_of
 from ..core.errors import ConfigError, close_match
+from ..scoring.configs import CONFIGS
 
 # lm-eval merges the model's arguments into the run's metadata: names that ``load`` takes
 # and models' arguments use too are never read from it (servers' base_url, vLLM's and
 # servers' seed: D3ST's option of that name keeps its default; hf's token and
-# trust_remote_code), and a model's argument close to a task's key is no mistake (the
-# server backends' model, close to the environment's option mode).
-MODEL_ARGUMENTS = ("base_url", "seed", "token", "trust_remote_code", "model")
+# trust_remote_code).
+MODEL_ARGUMENTS = ("base_url", "seed", "token", "trust_remote_code")
 # Keys of a task file's own metadata (and lm-eval's config_source).
 TASK_KEYS = ("corpus", "config", "split", "version", "config_source")
 # Arguments of ``load`` a task cannot take: it evaluates rows held whole, and a metadata
@@ -46,12 +46,15 @@ def given(metadata, name, corpus):
 
 
 def names():
-    """Every key some task takes: ``load``'s arguments, every corpus's options and every
-    config's own, and the task files' own."""
+    """Every key some task takes: ``load``'s arguments, every corpus's options and the
+    options of every scored config (a task's), and the task files' own. An option of a
+    config no task runs is none: the environment's ``mode`` would pass for a misspelt
+    ``model``, a model argument lm-eval merges in."""
     taken = set(LOAD_PARAMETERS) | set(TASK_KEYS)
     for corpus in registry.corpora().values():
         builder = registry.builder_class(corpus)
-        taken |= set(builder.corpus_options()) | {option.name for config in corpus.configs for option in config.options}
+        taken |= set(builder.corpus_options()) | {option.name for config in corpus.configs if config.name in CONFIGS
+                                                  for option in config.options}
     return taken - set(MODEL_ARGUMENTS)
 
 
@@ -63,8 +66,6 @@ def check(metadata, split):
     take. Raises MetadataError."""
     taken, corpora = names(), registry.corpora()
     for key, value in metadata.items():
-        if key in MODEL_ARGUMENTS:
-            continue
         if key not in taken:
             match = close_match(key, taken, cutoff=0.8)
             if match is not None:  # else a model's argument, which lm-eval merged in
