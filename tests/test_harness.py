@@ -35,6 +35,11 @@ TASK_SPECS = {
     "sgd_nlg": ("sgd", "nlg-chat", None, {**GENERATION, "ser": ("all", "ser")}),
     "sgd_response": ("sgd", "response-chat", None, GENERATION),
     "faithdial_response": ("faithdial", "response-chat", None, {**GENERATION, "knowledge_f1": ("all", "knowledge_f1")}),
+    "faithdial_critic": ("faithdial", "critic-chat", None, {
+        "accuracy": ("accuracy",), "macro_precision": ("macro", "precision"), "macro_recall": ("macro", "recall"),
+        "macro_f1": ("macro", "f1"), "hallucination_precision": ("labels", "Hallucination", "precision"),
+        "hallucination_recall": ("labels", "Hallucination", "recall"),
+        "hallucination_f1": ("labels", "Hallucination", "f1"), "malformed": ("malformed",)}),
     "sgd_nlu_chat": ("sgd", "nlu-chat", None, {**NLU, "intent_accuracy": ("intent_accuracy",)}),
     "ccpe_nlu_chat": ("ccpe", "nlu-chat", None, NLU),  # CCPE-M annotates no intents
     "ccpe_response": ("ccpe", "response-chat", None, GENERATION),
@@ -143,9 +148,12 @@ def test_every_scored_config_a_model_can_be_prompted_with_has_a_task_on_every_co
     from unified_dialogue import registry
     from unified_dialogue.scoring.configs import CONFIGS
 
-    def promptable(config):  # chat messages, or D3ST's input text (nlg's GEM prompt is a string beside its acts)
+    def promptable(config):
+        """Chat messages, or D3ST's input text (nlg's GEM prompt is a string beside its acts),
+        that a model answers with a text (preference is scored from a model's scores)."""
         features = config.features
-        return "input" in features or ("prompt" in features and not isinstance(features["prompt"], datasets.Value))
+        return CONFIGS[config.name].predicts_text and (
+            "input" in features or ("prompt" in features and not isinstance(features["prompt"], datasets.Value)))
 
     named = set()
     for path in __import__("pathlib").Path(TASKS).glob("*.yaml"):

@@ -103,3 +103,30 @@ def test_a_split_given_for_another_corpus_leaves_the_task_files_own(tmp_path, sp
     metadata = {"data_dir": SGD, "checksums": checksums("sgd"), **({"split": split} if split else {})}
     task = task_manager(metadata, tmp_path).load(["sgd_dst_chat"])["tasks"]["sgd_dst_chat"]
     assert len(task.eval_docs) == rows
+
+
+FAITHDIAL = {"data_dir": str(fixture_dir("faithdial")), "checksums": checksums("faithdial")}
+
+
+@pytest.mark.parametrize("metadata, words", [
+    ({"unfaithful": "Entailment"}, "--metadata key 'unfaithful': option unfaithful='Entailment': Entailment marks "
+                                   "a faithful original; name labels of unfaithful ones; e.g. --metadata "
+                                   "'{\"unfaithful\": \"Hallucination\"}'"),
+    ({"unfaithful": "Halucination"}, "'Halucination' is no BEGIN label of an unfaithful original"),
+    ({"rewriten": False}, "--metadata key 'rewriten': no task takes it (did you mean 'rewritten'?)"),
+    ({"rewritten": "no"}, "--metadata key 'rewritten': option rewritten takes a bool"),
+    ({"split": {"faithdial": "dev"}}, "--metadata key 'split': 'dev': faithdial has the splits train, validation, "
+                                      "test"),
+])
+def test_the_critic_tasks_metadata_is_checked_too(tmp_path, metadata, words):
+    with pytest.raises(ConfigError) as refused:
+        task_manager({**FAITHDIAL, **metadata}, tmp_path).load(["faithdial_critic"])
+    assert words in str(refused.value) and "\n" not in str(refused.value)
+    assert not (tmp_path / "cache").exists()  # nothing loaded
+
+
+def test_the_critic_tasks_options_come_from_the_metadata(tmp_path, build):
+    task = task_manager({**FAITHDIAL, "rewritten": False}, tmp_path).load(["faithdial_critic"])["tasks"]
+    rows = build("faithdial", "critic-chat", rewritten=False)["test"]
+    assert [doc["id"] for doc in task["faithdial_critic"].eval_docs] == rows["id"]
+    assert all(identifier.endswith("/original") for identifier in rows["id"])

@@ -203,7 +203,7 @@ def shown(ids, limit=5):
     return ", ".join(map(repr, ids[:limit])) + more
 
 
-def pair(predictions, rows, *, key="id", allow_missing=False):
+def pair(predictions, rows, *, key="id", allow_missing=False, kind=str):
     """Each row with its predicted text.
 
     Args:
@@ -213,6 +213,8 @@ def pair(predictions, rows, *, key="id", allow_missing=False):
         key: the column holding each row's id.
         allow_missing: pair a row without a prediction, or whose prediction is not a string,
             with None instead of failing: a counted miss.
+        kind: the type of a prediction (``str``, a text; ``preference.read_scores`` gives
+            tuples); any other is malformed.
 
     Returns:
         ``Pairs``: a list of ``(row, text or None)`` in row order, whose ``missing`` lists
@@ -238,7 +240,7 @@ def pair(predictions, rows, *, key="id", allow_missing=False):
             fail(f"row #{position}", f"{key} {identifier!r} is the id of an earlier row too")
         seen.add(identifier)
         text = predictions.get(identifier)
-        if identifier in predictions and not isinstance(text, str):
+        if identifier in predictions and not isinstance(text, kind):
             malformed.append(identifier)
             text = None
         if text is None:
@@ -252,7 +254,8 @@ def pair(predictions, rows, *, key="id", allow_missing=False):
     if malformed and not allow_missing:
         more = f" ({len(malformed)} such: {shown(malformed)})" if len(malformed) > 1 else ""
         fail(f"prediction {malformed[0]!r}",
-             f"the text is {with_article(type(predictions[malformed[0]]).__name__)}, not a str{more} "
+             f"the text is {with_article(type(predictions[malformed[0]]).__name__)}, not {with_article(kind.__name__)}"
+             f"{more} "
              f"({argument('allow_missing')} counts it as a miss)")
     if missing and not allow_missing:
         raise ScoringError(f"{len(missing)} row(s) have no prediction: {shown(missing)} "
