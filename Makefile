@@ -41,7 +41,7 @@ test5: $(VENV5)/.installed
 #   make env-harness-hf   .venv-harness-hf: the same and what lm-eval's hf backend needs (a CPU
 #                         torch, transformers; requirements/harness-hf.txt), and TRL's chat
 #                         templates as files (requirements/templates.txt) for the tiny model
-#   make env-rl           .venv-rl: TRL and a CPU torch (requirements/rl.txt); GRPO, the tiny model
+#   make env-rl           .venv-rl: TRL and a CPU torch (requirements/rl.txt); GRPO, DPO, KTO, the tiny model
 # The test targets are not part of `make test`.
 VENVH ?= .venv-harness
 VENVHF ?= .venv-harness-hf
@@ -80,10 +80,12 @@ test-harness: env-harness
 test-harness-hf: env-harness-hf
 	$(VENVHF)/bin/python -m pytest tests/test_docs_examples.py $(PYTEST_ARGS)
 
-# The TRL reward functions in a GRPOTrainer step (docs/rl.md), pickled, the tiny model, the
-# docs' GRPO example.
+# The TRL reward functions in a GRPOTrainer step (docs/rl.md), pickled, a DPOTrainer step on
+# FaithDial's preference rows, the tiny model, the docs' and FaithDial card's GRPO, DPO, KTO and
+# reward-model examples.
 test-rl: env-rl
 	$(VENVRL)/bin/python -m pytest tests/test_rewards.py tests/test_rewards_pickle.py tests/test_rewards_trl.py \
+		tests/test_preference_trl.py \
 		tests/test_tiny_model.py tests/test_docs_examples.py $(PYTEST_ARGS)
 
 # Byte-exact round trip of a local copy, by the corpus's own check: make roundtrip DATA=path/to/sgd

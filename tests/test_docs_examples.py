@@ -1,6 +1,7 @@
-"""The docs' runnable examples, taken from the docs and run as written, so that they cannot
-rot: each code block after a ``<!-- example: NAME -->`` line, on the fixtures' copy of SGD
-(with its checksum table) where the docs say ``path/to/sgd``, in a fresh folder. Each
+"""The docs' runnable examples, taken from the docs (and the corpora's cards) and run as
+written, so that they cannot rot: each code block after a ``<!-- example: NAME -->`` line, on
+the fixtures' copy of SGD or FaithDial (with its checksum table) where the page says
+``path/to/sgd`` or ``path/to/FaithDial``, in a fresh folder. Each
 example runs in the environment that has what it needs (``make test-rl``, ``make
 test-harness``, ``make test-harness-hf``) and is skipped elsewhere; that every marked
 example has its test runs everywhere."""
@@ -17,31 +18,38 @@ from pathlib import Path
 import pytest
 from conftest import TESTS, checksums, fixture_dir
 
-DOCS = TESTS.parent / "docs"
+ROOT = TESTS.parent
+# The pages with examples: the docs and the corpora's cards.
+PAGES = sorted([*(ROOT / "docs").glob("*.md"), *(ROOT / "loaders").glob("*/card.md")])
 MARK = re.compile(r"<!-- example: ([\w-]+) -->\n```(\w+)\n(.*?)```", re.S)
 SGD, TABLE = str(fixture_dir("sgd")), checksums("sgd")
-# What each example says for a copy of SGD, and what the test puts there: the fixtures are
-# an excerpt, verified against their own checksum table.
+FAITHDIAL, FAITHDIAL_TABLE = str(fixture_dir("faithdial")), checksums("faithdial")
+# What each example says for a copy of a corpus, and what the test puts there: the fixtures
+# are an excerpt, verified against their own checksum table.
 COPY = {
     "--data-dir path/to/sgd": f"--data-dir {SGD} --checksums {TABLE}",
     '{"data_dir": "path/to/sgd"}': json.dumps({"data_dir": SGD, "checksums": TABLE}),
     '{"data_dir": {"sgd": "path/to/sgd"}}': json.dumps({"data_dir": {"sgd": SGD}, "checksums": {"sgd": TABLE}}),
+    "--data-dir path/to/FaithDial": f"--data-dir {FAITHDIAL} --checksums {FAITHDIAL_TABLE}",
+    '{"data_dir": "path/to/FaithDial"}': json.dumps({"data_dir": FAITHDIAL, "checksums": FAITHDIAL_TABLE}),
 }
-# Each example: the page it is on and the modules it needs.
+# Each example: the page it is on (from the repository's root) and the modules it needs.
 EXAMPLES = {
-    "rl-grpo": ("rl.md", ["trl", "torch"]),
-    "harness-hf": ("harness.md", ["lm_eval", "torch", "transformers", "accelerate"]),
-    "harness-server": ("harness.md", ["lm_eval", "aiohttp", "tenacity"]),
-    "environment-grpo": ("environment.md", ["trl", "torch"]),
-    "environment-evaluate": ("environment.md", []),
-    "environment-simulated": ("environment.md", []),
+    "rl-grpo": ("docs/rl.md", ["trl", "torch"]),
+    "rl-preference": ("docs/rl.md", ["trl", "torch"]),
+    "card-faithdial": ("loaders/faithdial/card.md", ["trl", "torch"]),
+    "harness-hf": ("docs/harness.md", ["lm_eval", "torch", "transformers", "accelerate"]),
+    "harness-server": ("docs/harness.md", ["lm_eval", "aiohttp", "tenacity"]),
+    "environment-grpo": ("docs/environment.md", ["trl", "torch"]),
+    "environment-evaluate": ("docs/environment.md", []),
+    "environment-simulated": ("docs/environment.md", []),
 }
 
 
 def blocks(name):
     """``[(language, code)]`` of the example's blocks, in the order of its page."""
     page, _ = EXAMPLES[name]
-    return [(language, code) for found, language, code in MARK.findall((DOCS / page).read_text(encoding="utf-8"))
+    return [(language, code) for found, language, code in MARK.findall((ROOT / page).read_text(encoding="utf-8"))
             if found == name]
 
 
@@ -50,14 +58,14 @@ def on_fixtures(code):
     replaced = code
     for written, fixtures in COPY.items():
         replaced = replaced.replace(written, fixtures)
-    assert replaced != code and "path/to/sgd" not in replaced, code
+    assert replaced != code and "path/to/" not in replaced, code
     return replaced
 
 
 def needs(name):
     for module in EXAMPLES[name][1]:
         if importlib.util.find_spec(module) is None:
-            pytest.skip(f"{module} is not installed (the example's environment: docs/{EXAMPLES[name][0]})")
+            pytest.skip(f"{module} is not installed (the example's environment: {EXAMPLES[name][0]})")
 
 
 def environment():
@@ -79,7 +87,7 @@ def results(folder):
 
 
 def test_every_marked_example_has_a_test_and_every_test_its_blocks():
-    marked = {name for page in DOCS.glob("*.md") for name, _, _ in MARK.findall(page.read_text(encoding="utf-8"))}
+    marked = {name for page in PAGES for name, _, _ in MARK.findall(page.read_text(encoding="utf-8"))}
     assert marked == set(EXAMPLES)
     assert all(blocks(name) for name in EXAMPLES)
 
@@ -95,6 +103,26 @@ def test_the_grpo_example_runs_one_step_on_the_tiny_model(tmp_path):
     assert done.returncode == 0, done.stderr[-4000:]
     logged = {key for entry in json.loads(done.stdout.splitlines()[-1]) for key in entry}
     assert {"rewards/dst-chat_joint_goal_accuracy/mean", "rewards/dst-chat_requested_slots_f1/mean"} <= logged
+
+
+@pytest.mark.parametrize("name", ["rl-preference", "card-faithdial"])
+def test_the_preference_examples_run_one_step_each_on_the_tiny_model(tmp_path, name):
+    needs(name)
+    (sh, build), *trainings = blocks(name)
+    assert sh == "sh" and trainings and all(language == "python" for language, _ in trainings)
+    shell(on_fixtures(build), tmp_path)
+    for _, train in trainings:
+        assert "max_steps=1" in train
+        check = "\nassert trainer.state.global_step == 1\n"
+        done = subprocess.run([sys.executable, "-c", on_fixtures(train) + check], cwd=tmp_path, env=environment(),
+                              capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr[-4000:]
+    trainers = {re.search(r"(\w+Trainer)\(", train).group(1) for _, train in trainings}
+    assert trainers == ({"DPOTrainer", "KTOTrainer", "RewardTrainer"} if name == "rl-preference"
+                        else {"DPOTrainer", "KTOTrainer"})
+    if name == "rl-preference":  # the reward model's scores of both responses of every test row, scored
+        scores = [json.loads(line) for line in (tmp_path / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
+        assert scores and all(set(score) == {"id", "chosen", "rejected"} for score in scores)
 
 
 def test_the_hf_example_evaluates_the_tiny_model(tmp_path):

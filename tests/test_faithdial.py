@@ -35,8 +35,16 @@ class TestFaithDial(CorpusTestCase):
         "validation_topic": {"dialogues": 2, "turns": 10}, "test_random": {"dialogues": 3, "turns": 9},
         "test_topic": {"dialogues": 2, "turns": 10},
     }
-    expected_rows = {"original": {"train": 12, "validation": 9, "test": 10, "validation_random": 4,
-                                  "validation_topic": 5, "test_random": 5, "test_topic": 5}}
+    expected_rows = {
+        "original": {"train": 12, "validation": 9, "test": 10, "validation_random": 4, "validation_topic": 5,
+                     "test_random": 5, "test_topic": 5},
+        # NOTICE.md's originals labelled Hallucination (all rewritten), and the labelled ones
+        # (Hallucination or Entailment) plus the rewrites among them.
+        "preference": {"train": 3, "validation": 3, "test": 4, "validation_random": 1, "validation_topic": 2,
+                       "test_random": 2, "test_topic": 2},
+        "critic": {"train": 11, "validation": 10, "test": 13, "validation_random": 4, "validation_topic": 6,
+                   "test_random": 7, "test_topic": 6},
+    }
     # train d2: the Wizard speaks first; original responses "", edited and null; two VRM labels.
     expected_record = EXPECTED / "faithdial_unified_train_2.json"
     reverse = {
@@ -77,7 +85,15 @@ class TestFaithDial(CorpusTestCase):
     )
 
     def source_rows(self, view, split):
-        return sum(len(d["utterances"]) for d in read_json(fixture_dir("faithdial") / mapping.SPLIT_FILES[split]))
+        utterances = [u for d in read_json(fixture_dir("faithdial") / mapping.SPLIT_FILES[split])
+                      for u in d["utterances"]]
+        # rewritten: an original with words that differ from the response's
+        rewritten = [(u["original_response"] or "").split() not in ([], u["response"].split()) for u in utterances]
+        hallucination = ["Hallucination" in u["BEGIN"] for u in utterances]
+        labelled = [h or "Entailment" in u["BEGIN"] for h, u in zip(hallucination, utterances)]
+        pairs = sum(r and h for r, h in zip(rewritten, hallucination))
+        return {"preference": pairs, "preference-unpaired": 2 * pairs,
+                "critic": sum(labelled) + sum(r and k for r, k in zip(rewritten, labelled))}.get(view, len(utterances))
 
     def prefixes(self, dialogue):
         # Seeker turns live in the histories of later responses: a cut ends at a response.

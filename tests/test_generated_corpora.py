@@ -2,9 +2,10 @@
 found through the registry: ``unified_dialogue.testing.strategies``) on generated source
 files: valid copies with adversarial names and values, written in the upstream layout, loaded
 with ``load``, with the copy's load options or without them. Each config builds; the gold
-texts of dst-chat, d3st (by default and under its options) and agent-call-chat score 1.0
-through the scoring command, nothing malformed; the gold nlu-chat text parses back to its
-row's intents and spans. A corpus with strategies of its own is tested here, each test on
+texts of dst-chat, d3st (by default and under its options), agent-call-chat and critic-chat
+score 1.0 through the scoring command, nothing malformed, and scores of preference pairs in
+their order score 1.0; the gold nlu-chat text parses back to its row's intents and spans;
+the card's counts of preference pairs and critic labels are the rows built. A corpus with strategies of its own is tested here, each test on
 the corpora that have its config, with no edit of this file.
 
 The number of examples is the hypothesis profile's (``HYPOTHESIS_PROFILE``, tests/conftest.py):
@@ -23,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from unified_dialogue import load, registry
+from unified_dialogue.scoring import score
 from unified_dialogue.scoring.__main__ import main as score_main
 from unified_dialogue.scoring.tool_calls import gold_text
 from unified_dialogue.testing.strategies import build_share, generated
@@ -167,7 +169,8 @@ def test_gold_user_chat_scores_1_on_every_per_row_metric(tmp_path_factory, name)
 
 
 # The gold text of a row of each scored chat config, as a model writes it.
-GOLD_TEXTS = {"dst-chat": lambda row: row["completion"][0]["content"], "agent-call-chat": gold_text}
+GOLD_TEXTS = {"dst-chat": lambda row: row["completion"][0]["content"], "agent-call-chat": gold_text,
+              "critic-chat": lambda row: row["completion"][0]["content"]}
 
 
 @pytest.mark.parametrize("name,config", [(name, config) for config in GOLD_TEXTS for name in generated(config)])
@@ -184,6 +187,45 @@ def test_gold_chat_texts_score_1(tmp_path_factory, name, config):
                 assert metrics.get("extra_calls", 0) == 0
 
     scores_1()
+
+
+@pytest.mark.parametrize("name", list(generated("preference")))
+def test_preference_scores_in_the_pairs_order_score_1(tmp_path_factory, name):
+    @budget(0.3)
+    @given(drawn=GENERATED[name].corpora(), with_options=st.booleans())
+    def scores_1(drawn, with_options):
+        with example_folder(tmp_path_factory, name) as folder:
+            kwargs = drawn.load_kwargs(folder, with_options)
+            load_options = {"cache_dir": str(folder / "cache"), **{k: v for k, v in kwargs.items() if k != "data_dir"}}
+            for split, rows in loaded(name, "preference", folder, kwargs).items():
+                scored = score(name, "preference", split, {row["id"]: (0.0, -1.0) for row in rows},
+                               data_dir=kwargs["data_dir"], load_options=load_options)
+                assert (scored["accuracy"], scored["missing"]) == (1.0, 0), split
+
+    scores_1()
+
+
+@pytest.mark.parametrize("name", list(generated("preference")))
+def test_the_cards_counts_of_pairs_and_critic_labels_are_the_rows_built(tmp_path_factory, name):
+    """The statistics the card shows (the corpus's ``count``) of every split: the rows of
+    ``preference`` and ``preference-unpaired``, and the labels of the ``critic`` rows."""
+    from collections import Counter
+
+    from unified_dialogue.tools import stats
+
+    @budget(0.6)
+    @given(drawn=GENERATED[name].corpora(), with_options=st.booleans())
+    def counted_as_built(drawn, with_options):
+        with example_folder(tmp_path_factory, name) as folder:
+            kwargs = drawn.load_kwargs(folder, with_options)
+            figures = stats.statistics(registry.get(name), loaded(name, "unified", folder, kwargs))
+            pairs, unpaired, critic = (loaded(name, config, folder, kwargs)
+                                       for config in ("preference", "preference-unpaired", "critic"))
+            for split, counted in figures.items():
+                assert counted["preference_pairs"] == pairs[split].num_rows == unpaired[split].num_rows / 2 > 0, split
+                assert counted["critic_labels"] == dict(Counter(critic[split]["label"])), split
+
+    counted_as_built()
 
 
 @pytest.mark.parametrize("name", list(generated("d3st")))

@@ -73,10 +73,10 @@ def test_a_config_options_text_is_fixed_with_the_value_it_meant(tmp_path):
 
 
 def test_a_models_arguments_merged_into_the_metadata_are_not_mistakes(tmp_path):
-    # "model": every server backend's own (model=...), one letter from an option of a config no task scores
     metadata = {"data_dir": SGD, "checksums": checksums("sgd"), "pretrained": "some/model", "num_concurrent": 4,
-                "model": "some/model", "tokenizer_backend": "none", "max_retries": 3, "dtype": "float32",
-                "max_length": 2048, "timeout": 30, "base_url": "http://127.0.0.1:8000/v1", "seed": 1, "version": 2}
+                "max_length": 2048, "timeout": 30, "base_url": "http://127.0.0.1:8000/v1", "seed": 1, "version": 2,
+                # a server backend's: "model" is one letter from the environment's option "mode"
+                "model": "stand-in", "tokenizer_backend": "none", "max_retries": 1}
     task = task_manager(metadata, tmp_path).load(["sgd_dst_chat"])["tasks"]["sgd_dst_chat"]
     assert len(task.eval_docs) == 12
 
@@ -121,3 +121,30 @@ def test_a_split_given_for_another_corpus_leaves_the_task_files_own(tmp_path, sp
     metadata = {"data_dir": SGD, "checksums": checksums("sgd"), **({"split": split} if split else {})}
     task = task_manager(metadata, tmp_path).load(["sgd_dst_chat"])["tasks"]["sgd_dst_chat"]
     assert len(task.eval_docs) == rows
+
+
+FAITHDIAL = {"data_dir": str(fixture_dir("faithdial")), "checksums": checksums("faithdial")}
+
+
+@pytest.mark.parametrize("metadata, words", [
+    ({"unfaithful": "Entailment"}, "--metadata key 'unfaithful': option unfaithful='Entailment': Entailment marks "
+                                   "a faithful original; name labels of unfaithful ones; e.g. --metadata "
+                                   "'{\"unfaithful\": \"Hallucination\"}'"),
+    ({"unfaithful": "Halucination"}, "'Halucination' is no BEGIN label of an unfaithful original"),
+    ({"rewriten": False}, "--metadata key 'rewriten': no task takes it (did you mean 'rewritten'?)"),
+    ({"rewritten": "no"}, "--metadata key 'rewritten': option rewritten takes a bool"),
+    ({"split": {"faithdial": "dev"}}, "--metadata key 'split': 'dev': faithdial has the splits train, validation, "
+                                      "test"),
+])
+def test_the_critic_tasks_metadata_is_checked_too(tmp_path, metadata, words):
+    with pytest.raises(ConfigError) as refused:
+        task_manager({**FAITHDIAL, **metadata}, tmp_path).load(["faithdial_critic"])
+    assert words in str(refused.value) and "\n" not in str(refused.value)
+    assert not (tmp_path / "cache").exists()  # nothing loaded
+
+
+def test_the_critic_tasks_options_come_from_the_metadata(tmp_path, build):
+    task = task_manager({**FAITHDIAL, "rewritten": False}, tmp_path).load(["faithdial_critic"])["tasks"]
+    rows = build("faithdial", "critic-chat", rewritten=False)["test"]
+    assert [doc["id"] for doc in task["faithdial_critic"].eval_docs] == rows["id"]
+    assert all(identifier.endswith("/original") for identifier in rows["id"])

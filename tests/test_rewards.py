@@ -21,7 +21,8 @@ from unified_dialogue.scoring.tool_calls import gold_call, gold_text
 CASES = [("sgd", "dst-chat", "validation"), ("sgd", "d3st", "validation"), ("sgd", "agent-call-chat", "validation"),
          ("sgd", "nlg", "validation"), ("sgd", "nlg-chat", "validation"), ("sgd", "response-chat", "validation"),
          ("faithdial", "response-chat", "test_topic"), ("sgd", "nlu-chat", "validation"),
-         ("ccpe", "nlu-chat", "train"), ("sgd", "user-chat", "validation")]
+         ("ccpe", "nlu-chat", "train"), ("sgd", "user-chat", "validation"), ("faithdial", "critic-chat", "test"),
+         ("faithdial", "critic", "validation")]
 UNREADABLE = "}} not ] what [ any = scorer ; reads"
 
 
@@ -43,6 +44,8 @@ def gold_texts(build, corpus, config, split):
         return {row["id"]: row["target"] for row in rows}
     if config == "agent-call-chat":
         return {row["id"]: gold_text(row) for row in rows}
+    if config == "critic":
+        return {row["id"]: row["label"] for row in rows}
     return {row["id"]: row["completion"][0]["content"] for row in rows}
 
 
@@ -75,8 +78,8 @@ def test_the_gold_completion_scores_one_with_the_default_reward(build, cache, co
     assert function.__name__ == f"{config}_{CONFIGS[config].row_metrics[0]}"
 
 
-@pytest.mark.parametrize("corpus, config, split", [case for case in CASES if case[1] in ("dst-chat", "d3st",
-                                                                                       "agent-call-chat", "nlu-chat")])
+@pytest.mark.parametrize("corpus, config, split", [case for case in CASES if case[1] in (
+    "dst-chat", "d3st", "agent-call-chat", "nlu-chat", "critic-chat")])
 def test_an_unreadable_text_scores_zero_with_every_metric(build, cache, corpus, config, split):
     functions = make(cache, corpus, config, split, metric=list(CONFIGS[config].row_metrics))
     texts = dict.fromkeys(gold_texts(build, corpus, config, split), UNREADABLE)
@@ -149,7 +152,7 @@ def test_every_reward_is_the_per_row_value_of_the_command(build, cache, tmp_path
     metrics = [name for name in CONFIGS[config].row_metrics if name in next(iter(records.values()))]
     # (the command scores SER on nlg rows, not on SGD's response rows: chrF alone there)
     assert CONFIGS[config].row_metrics[0] in metrics
-    assert len(metrics) >= 1 + ((corpus, config) != ("sgd", "response-chat"))
+    assert len(metrics) >= min(len(CONFIGS[config].row_metrics), 1 + ((corpus, config) != ("sgd", "response-chat")))
     functions = make(cache, corpus, config, split, metric=metrics)
     varied = set()
     for function, metric in zip(functions, metrics):

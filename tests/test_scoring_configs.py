@@ -25,8 +25,9 @@ def test_each_declaration_matches_its_scorer(name):
     assert set(declaration.row_settings) <= {option.name for option in declaration.settings}
     assert {"allow_missing", "per_row"} <= set(parameters)
     names = [metric.name for metric in declaration.metrics]
-    assert len(names) == len(set(names)) and declaration.row_metrics
-    assert all(metric.path for metric in declaration.metrics)
+    assert len(names) == len(set(names)) and all(metric.path for metric in declaration.metrics)
+    # a config whose predictions are texts has rewards; one of scores (preference) none
+    assert bool(declaration.row_metrics) == (declaration.prepare is not None) == declaration.predicts_text
 
 
 def test_the_flags_help_is_the_declarations_text(capsys):
@@ -35,6 +36,17 @@ def test_the_flags_help_is_the_declarations_text(capsys):
         for option in declaration.settings:
             flag = "--" + option.name.replace("_", "-")
             assert flag in help_text and " ".join(option.description.split()) in help_text, (name, flag)
+
+
+def test_a_config_scored_from_scores_reads_its_file_so_and_has_no_reward(tmp_path):
+    from unified_dialogue.scoring.preference import read_scores
+
+    assert configs.CONFIGS["preference"].read is read_scores and not configs.CONFIGS["preference"].predicts_text
+    with pytest.raises(scoring.ScoringError, match="no reward for config 'preference': it is scored from a model's "
+                                                   "scores"):
+        rewards.reward("faithdial", "preference", "test")
+    with pytest.raises(scoring.ScoringError, match="did you mean 'critic'"):
+        rewards.reward("faithdial", "critc", "test")
 
 
 def test_a_metric_is_found_at_its_place_in_the_result():

@@ -54,7 +54,8 @@ ARGUMENTS_AS_TEXT = {"deepseekv3"}
 TOOLS_NOT_RENDERED = {"deepseekv3", "deepseekv3_training"}
 
 CHAT_CONFIGS = [("sgd", "dst-chat"), ("sgd", "nlg-chat"), ("sgd", "response-chat"), ("sgd", "nlu-chat"),
-                ("sgd", "user-chat"), ("ccpe", "response-chat"), ("ccpe", "nlu-chat"), ("faithdial", "response-chat")]
+                ("sgd", "user-chat"), ("ccpe", "response-chat"), ("ccpe", "nlu-chat"), ("faithdial", "response-chat"),
+                ("faithdial", "critic-chat"), ("faithdial", "preference"), ("faithdial", "preference-unpaired")]
 TOOL_CONFIGS = [("sgd", "agent-chat"), ("sgd", "agent-call-chat")]
 
 
@@ -84,10 +85,15 @@ def arguments_as_text(messages):
 
 
 def conversations(rows):
-    """(id, messages, tools) of each row, as apply_chat_template takes them."""
+    """(id, messages, tools) of each row, as apply_chat_template takes them; a preference
+    row gives two, its prompt with each response."""
     for row in rows:
-        messages = row["messages"] if "messages" in row else row["prompt"] + row["completion"]
         tools = agent.plain_tools(row["tools"]) if "tools" in row else None
+        if "chosen" in row:
+            for side in ("chosen", "rejected"):
+                yield f"{row['id']} ({side})", agent.plain_messages(row["prompt"] + row[side]), tools
+            continue
+        messages = row["messages"] if "messages" in row else row["prompt"] + row["completion"]
         yield row["id"], agent.plain_messages(messages), tools
 
 

@@ -177,13 +177,13 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
     Args:
         corpus: the corpus (``sgd``, ``faithdial``, ...).
         config: the config trained on (``dst-chat``, ``d3st``, ``agent-call-chat``, ``nlg``,
-            ``nlg-chat``, ``response``, ``response-chat``, ``nlu-chat``, ``user-chat``:
-            ``scoring.configs.CONFIGS``).
+            ``nlg-chat``, ``response``, ``response-chat``, ``nlu-chat``, ``user-chat``,
+            ``critic``, ``critic-chat``: ``scoring.configs.CONFIGS``, but ``preference``).
         split: the split whose rows the completions answer; None: every split.
         metric: a per-row metric of the config (``CONFIGS[config].row_metrics``; default its first:
             ``joint_goal_accuracy``, ``joint_accuracy``, ``sentence_chrf`` or
             ``frame_exact_match``; user-chat's are ``turn_chrf``, ``informed_values_said``
-            and ``stop_accuracy``), or a list of
+            and ``stop_accuracy``; the critic's ``accuracy``), or a list of
             them for one reward function each.
         variant: the corpus's variant (SGD-X's ``v1`` … ``v5``).
         **load_options: ``load``'s arguments (``data_dir``, ``cache_dir``,
@@ -211,9 +211,13 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
     """
     from .api import sort_arguments
 
+    rewarded = sorted(name for name, declaration in CONFIGS.items() if declaration.prepare is not None)
+    if config in CONFIGS and config not in rewarded:
+        raise ScoringError(f"no reward for config {config!r}: it is scored from a model's scores of its rows, not "
+                           f"from completions (there are rewards for {', '.join(rewarded)})")
     if config not in CONFIGS:
-        raise ScoringError(f"no reward for config {config!r}{did_you_mean([config], CONFIGS, cutoff=0.9)} "
-                           f"(there are rewards for {', '.join(sorted(CONFIGS))})")
+        raise ScoringError(f"no reward for config {config!r}{did_you_mean([config], rewarded, cutoff=0.9)} "
+                           f"(there are rewards for {', '.join(rewarded)})")
     task = CONFIGS[config]
     metrics = [metric] if isinstance(metric, str) else list(task.row_metrics[:1] if metric is None else metric)
     unknown = [name for name in metrics if name not in task.row_metrics]

@@ -4,6 +4,7 @@ import json
 import os
 
 from unified_dialogue import chat, views
+from unified_dialogue.views import critic, faithfulness
 from unified_dialogue.core.corpus import Config, Corpus, Measure
 from unified_dialogue.core.features import UNIFIED_FEATURES
 
@@ -41,6 +42,20 @@ def count(record, acc):
             acc["original_edited"] += 1
         acc["begin"].update(original["begin"])
         acc["vrm"].update(act["act"] for act in turn["dialog_acts"] or [])
+        count_faithfulness(turn, acc)
+
+
+def count_faithfulness(turn, acc):
+    """Add a Wizard turn's preference pair and critic rows, with the configs' default
+    options, to a split's statistics (``views.faithfulness``'s rules, as the configs
+    apply them)."""
+    original, begin = turn["original_response"]["utterance"], turn["original_response"]["begin"]
+    if faithfulness.rewritten(original, turn["utterance"]):
+        acc["rewritten_begin"].update(begin)
+    if faithfulness.rejected(original, turn["utterance"], begin):
+        acc["preference_pairs"] += 1
+    acc["critic_labels"].update(label for _, _, label in critic.examples(original, turn["utterance"], begin,
+                                                                         faithfulness.UNFAITHFUL_DEFAULT, True))
 
 
 def replicate(source, destination, scale):
@@ -82,6 +97,9 @@ CORPUS = Corpus(
         Config("original", "One row per Wizard response, as the source has it.", ORIGINAL_FEATURES, key=()),
         views.config("response", role=WIZARD, full_names=VRM_ABBREVIATIONS),
         chat.config("response", role=WIZARD, full_names=VRM_ABBREVIATIONS),
+        *chat.preference_configs(role=WIZARD),
+        views.config("critic", role=WIZARD),
+        chat.config("critic", role=WIZARD),
     ),
     splits=tuple(SPLIT_FILES),
     split_files=SPLIT_FILES,
@@ -102,6 +120,10 @@ CORPUS = Corpus(
         Measure("original_null", "responses whose original is `null`"),
         Measure("begin", "BEGIN labels (of the original response, `original_response.begin`)", "labels"),
         Measure("vrm", "VRM labels (of the response, `dialog_acts[].act`, as written)", "labels"),
+        Measure("preference_pairs", "preference pairs (rows of `preference`: originals labelled Hallucination)"),
+        Measure("rewritten_begin", "BEGIN labels of the originals the responses rewrote (a label named in the "
+                                   "option `unfaithful` makes its rewrites pairs)", "labels"),
+        Measure("critic_labels", "Labels of the `critic` rows (default options)", "labels"),
     ),
     count=count,
     local_copies=("faithdial",),

@@ -9,8 +9,10 @@ exactly. ``valid.json`` holds exactly the dialogues of ``valid_random_split.json
 test parts. ``dialog_idx`` is unique in its file, or absent. Texts are adversarial
 (``unified_dialogue.testing.strategies.text``); a knowledge sentence holds no line break
 (the loader joins the sentences of a dialogue with line breaks, and refuses one inside a
-sentence). BEGIN and VRM hold their labels (``Ack.`` among them), sometimes other text.
-Needs ``hypothesis``."""
+sentence). BEGIN and VRM hold their labels (``Ack.`` among them), sometimes other text; an
+original response is null, any text, or the response itself, spaced otherwise or not. By
+default (``complete``) each file has a preference pair: a response that rewrote an original
+labelled Hallucination (and so a row of every view). Needs ``hypothesis``."""
 
 from hypothesis import strategies as st
 
@@ -27,12 +29,14 @@ PARTS = {"data/valid.json": ("data/valid_random_split.json", "data/valid_topic_s
 
 
 def labels(known):
-    return st.lists(st.one_of(st.sampled_from(known), values()), max_size=3, unique=True)
+    """Labels, mostly ``known`` ones (the rules of the views read them), sometimes other text."""
+    return st.lists(st.one_of(st.sampled_from(known), st.sampled_from(known), values()), max_size=3, unique=True)
 
 
 @st.composite
-def dialogue(draw, max_turns=5):
-    """One dialogue without its dialog_idx."""
+def dialogue(draw, max_turns=5, complete=False):
+    """One dialogue without its dialog_idx; ``complete``: its last utterance rewrote an
+    original labelled Hallucination (a preference pair, with the configs' defaults)."""
     wizard_first = draw(BOOLEANS)
     count = draw(st.integers(1, max_turns))
     turns = draw(st.lists(values(), min_size=count, max_size=count))
@@ -43,15 +47,23 @@ def dialogue(draw, max_turns=5):
     answered = [p for p, keep in zip(wizard, draw(st.lists(st.booleans(), min_size=len(wizard),
                                                             max_size=len(wizard)))) if keep] or wizard[-1:]
     knowledge = values().filter(lambda s: "\n" not in s)
-    return {"utterances": [{
+    utterances = [{
         "history": turns[:p],
         "speaker": "Wizard",
         "knowledge": draw(knowledge),
-        "original_response": draw(st.one_of(st.none(), values())),
+        # an original: none, any text, or the response itself, respaced or not (not rewritten)
+        "original_response": draw(st.one_of(st.none(), values(), st.sampled_from((turns[p], f" {turns[p]}\t")))),
         "response": turns[p],
         "BEGIN": draw(labels(BEGIN)),
         "VRM": draw(labels(VRM)),
-    } for p in answered]}
+    } for p in answered]
+    if complete:
+        last = utterances[-1]
+        last["original_response"] = draw(values(empty=False).filter(
+            lambda text: text.split() and text.split() != last["response"].split()))
+        if "Hallucination" not in last["BEGIN"]:
+            last["BEGIN"] = [*last["BEGIN"][:2], "Hallucination"]
+    return {"utterances": utterances}
 
 
 def numbered(draw, dialogues):
@@ -68,12 +80,14 @@ def numbered(draw, dialogues):
 
 
 @st.composite
-def corpora(draw, max_dialogues=2):
+def corpora(draw, max_dialogues=2, complete=True):
     """A FaithDial copy (``SourceFiles``): every file of the seven, each with one to
-    ``max_dialogues`` dialogues; the union files hold their parts' dialogues."""
+    ``max_dialogues`` dialogues; the union files hold their parts' dialogues.
+    ``complete``: each file's first dialogue ends with a preference pair."""
     files = {}
     for name in ("data/train.json", *(part for parts in PARTS.values() for part in parts)):
-        files[name] = numbered(draw, draw(st.lists(dialogue(), min_size=1, max_size=max_dialogues)))
+        first = draw(dialogue(complete=complete))
+        files[name] = numbered(draw, [first, *draw(st.lists(dialogue(), max_size=max_dialogues - 1))])
     for union, parts in PARTS.items():
         together = [{k: v for k, v in d.items() if k != "dialog_idx"} for part in parts for d in files[part]]
         files[union] = numbered(draw, draw(st.permutations(together)))

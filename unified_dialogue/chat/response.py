@@ -24,6 +24,7 @@ from .text import ASSISTANT, USER, conversation, system_text, system_texts, valu
 
 NAME = "response"
 FEATURES = build.FEATURES
+KNOWLEDGE = "Knowledge: "
 
 
 def pairs(entries):
@@ -41,18 +42,27 @@ def call_text(query, result):
     return "\n".join(lines)
 
 
+def knowledge_text(row):
+    """The ``Knowledge:`` part of a system message (FaithDial's), or "" without knowledge."""
+    return f"{KNOWLEDGE}{row['knowledge']}" if row.get("knowledge") is not None else ""
+
+
+def knowledge_texts(rows):
+    """``knowledge_text`` of every row of a pa.Table with a ``knowledge`` column (null
+    where a row has none), by Arrow."""
+    return pc.binary_join_element_wise(KNOWLEDGE, rows.column("knowledge").combine_chunks(), "")
+
+
 def system(row, instruction, services=""):
     """The system message; ``services``: the text of the services' schemas (``text.services_text``)."""
-    knowledge = f"Knowledge: {row['knowledge']}" if row.get("knowledge") is not None else ""
     return system_text(instruction, services, call_text(row.get("query"), row.get("querying_result")),
-                       knowledge)
+                       knowledge_text(row))
 
 
 def systems(rows, instruction, services):
     """``system`` of every row of a pa.Table of response rows (``services``: each row's
     services text, a pa.DictionaryArray), by Arrow."""
-    knowledge = pc.binary_join_element_wise("Knowledge: ", rows.column("knowledge").combine_chunks(), "")
-    return system_texts(instruction, services, call_texts(rows), knowledge)
+    return system_texts(instruction, services, call_texts(rows), knowledge_texts(rows))
 
 
 def call_texts(rows):

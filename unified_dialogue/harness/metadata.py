@@ -48,10 +48,10 @@ def given(metadata, name, corpus):
 
 
 def names():
-    """Every key some task takes: ``load``'s arguments, every corpus's options and the own
-    options of every scored config (the configs the tasks evaluate: an option of another,
-    such as the environment's ``mode``, would make lm-eval's ``model`` argument a
-    misspelling of it), and the task files' own."""
+    """Every key some task takes: ``load``'s arguments, every corpus's options and the
+    options of every scored config (a task's), and the task files' own. An option of a
+    config no task runs is none: the environment's ``mode`` would pass for a misspelt
+    ``model``, a model argument lm-eval merges in."""
     taken = set(LOAD_PARAMETERS) | set(TASK_KEYS)
     for corpus in registry.corpora().values():
         builder = registry.builder_class(corpus)

@@ -3,7 +3,9 @@ scored config, and ``score`` (or ``python -m unified_dialogue.scoring``) loads t
 predictions file answers and scores it.
 
 A predictions file is JSON Lines, one ``{"id": <row id>, "text": <model output>}`` per line
-(``rows.read_predictions``). A scorer is a function ``score_<thing>(predictions, rows,
+(``rows.read_predictions``), or what the config's declaration reads (``Scored.read``:
+``preference``'s, a model's scores of both responses of each row, ``{"id", "chosen",
+"rejected"}``, ``preference.read_scores``). A scorer is a function ``score_<thing>(predictions, rows,
 *, allow_missing=False, ...)`` of ``{id: text}`` and the config's rows, returning a
 JSON-serialisable dict of metrics; one that needs rows of other configs of the same corpus
 (the ``dst`` references, the ``schema``) takes ``load_rows`` too, a function
@@ -22,7 +24,9 @@ back with each row's legend and scored with them; ``tool_calls``, the tool calls
 chat configs) with GEM-metrics' lexical metrics (``gem``), SGD's slot error rate (``ser``)
 and the overlap with FaithDial's knowledge (``knowledge``); ``user``, ``user-chat`` texts
 (a model playing the user) with the same lexical metrics, the share of the informed values
-said (SER's rule) and the end of the conversation where the user's is; ``sgdx``, SGD-X's
+said (SER's rule) and the end of the conversation where the user's is; ``critic``, a
+faithfulness critic's labels (``critic``, ``critic-chat``); ``preference``, a model's scores
+of the ``preference`` rows' responses; ``sgdx``, SGD-X's
 schema sensitivity across the variants' predictions; ``suspicious``, the warnings of a result that
 is almost surely a mistake.
 """
@@ -51,7 +55,8 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
         corpus: the corpus's name (``sgd``).
         config: the config predicted (``dst-chat``); ``CONFIGS`` says which have a scorer.
         split: the split predicted.
-        predictions: ``{row id: text}``, or the path of a predictions file (JSON Lines).
+        predictions: ``{row id: text}`` (``preference``: ``{row id: (chosen, rejected)}``),
+            or the path of a predictions file (JSON Lines, read by the declaration's ``read``).
         variant: the corpus's variant (SGD-X's ``v1`` … ``v5``), where one was predicted.
         data_dir: a local copy of the corpus to load the rows from.
         options: the config's own options, as ``load`` takes them (``{"instruction": ...}``).
@@ -88,7 +93,7 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
              **({"variant": variant} if variant else {}), **({"data_dir": data_dir} if data_dir else {})}
     sorted_ = sort_arguments(corpus, config, given, split=split, settings=declaration.settings, whole=True)
     if isinstance(predictions, (str, os.PathLike)):
-        predictions = read_predictions(predictions)
+        predictions = declaration.read(predictions)
     predicted = split
 
     def load_rows(name, split=split, **more):

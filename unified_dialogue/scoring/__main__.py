@@ -30,7 +30,7 @@ from ..core.errors import ConfigError
 from ..core.options import parse_assignments
 from . import score
 from .configs import CONFIGS, scored
-from .rows import read_predictions, write_metrics, write_per_row
+from .rows import write_metrics, write_per_row
 from .sgdx import score_variants
 from .suspicious import warnings
 
@@ -39,8 +39,10 @@ PROG = "python -m unified_dialogue.scoring"
 
 def parser(config=None):
     p = argparse.ArgumentParser(prog=PROG, allow_abbrev=False,
-                                description="Score a predictions file (JSON Lines of {\"id\", \"text\"}) against "
-                                            "the rows of a config, and write the metrics as JSON.")
+                                description="Score a predictions file (JSON Lines of {\"id\", \"text\"}; for "
+                                            "preference, of {\"id\", \"chosen\", \"rejected\"}: a model's scores of "
+                                            "both responses) against the rows of a config, and write the metrics as "
+                                            "JSON.")
     p.add_argument("--corpus", required=True, help="the corpus (sgd, ccpe, faithdial, ...)")
     p.add_argument("--config", required=True,
                    help=f"the config predicted; those with a scorer: {', '.join(sorted(CONFIGS))}")
@@ -49,7 +51,7 @@ def parser(config=None):
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="an option of the config, typed as the loader types it (repeatable)")
     add_copy_flags(p)
-    p.add_argument("--predictions", help="the predictions file (JSON Lines)")
+    p.add_argument("--predictions", help="the predictions file (JSON Lines; preference: the scores)")
     p.add_argument("--variant-predictions", action="append", default=[], metavar="VARIANT=PATH",
                    help="the predictions file of one variant (SGD-X: v1=p1.jsonl ... v5=p5.jsonl, each once), instead "
                         "of --predictions and --variant: every variant is scored, and SGD-X's schema sensitivity "
@@ -142,7 +144,7 @@ def run(args):
     check_paths(args, files)
     config_flags = {option.name: option.check(getattr(args, option.name), "the command line")
                     for option in declaration.settings}
-    predictions = {variant: read_predictions(path) for variant, path in files.items()}
+    predictions = {variant: declaration.read(path) for variant, path in files.items()}
     for variant, path in files.items():
         if not predictions[variant] and not args.allow_missing:  # with it: every row a miss, and a warning
             raise ConfigError(f"{path}: no prediction: the file is empty (a predictions file has one "

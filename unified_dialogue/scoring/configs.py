@@ -17,11 +17,15 @@ config and split). A record says:
   its place in the scorer's result, whether higher is better, and the column of the
   ``references`` rows it needs where only some corpora have it;
 - ``prepare``: what the scorer's per-row function needs of the rows, loaded once
-  (``scoring.per_row``);
+  (``scoring.per_row``); None for a config whose predictions are not a model's texts
+  (``preference``: it has no reward and no lm-eval task);
 - ``row_metrics``: the per-row metrics a reward can be, the first the default;
 - ``settings``: the scorer's settings (``core.options.Option``: name, type, default,
   description), the command's scorer flags; ``row_settings``: those the per-row function
-  takes too (the rewards').
+  takes too (the rewards');
+- ``read``: how a predictions file is read: ``{"id", "text"}`` lines
+  (``rows.read_predictions``), or ``preference``'s scores of both responses
+  (``{"id", "chosen", "rejected"}``, ``preference.read_scores``).
 
 Example:
     >>> CONFIGS["dst-chat"].metric("malformed").higher_is_better
@@ -35,14 +39,16 @@ from typing import Callable, Optional
 
 from ..core.errors import did_you_mean
 from ..core.options import Option
+from ..views.faithfulness import POSITIVE
+from . import critic, preference
 from . import dst as dst_metrics
 from .d3st import score_d3st
 from .dst_chat import score_dst_chat
 from .gem import TOKENIZERS, tokenizer_of
 from .generation import score_generation
 from .nlu import FRAME_EXACT_MATCH, INTENT_ACCURACY, SLOT_F1, score_nlu
-from .per_row import d3st_rows, dst_chat_rows, generation_rows, nlu_chat_rows, tool_call_rows
-from .rows import ScoringError
+from .per_row import critic_rows, d3st_rows, dst_chat_rows, generation_rows, nlu_chat_rows, tool_call_rows
+from .rows import ScoringError, read_predictions
 from .tool_calls import score_tool_calls
 from .user import ROW_METRICS as USER_ROW_METRICS
 from .user import prepare as user_rows
@@ -82,6 +88,12 @@ class Scored:
     row_metrics: tuple
     settings: tuple = ()
     row_settings: tuple = ()
+    read: Callable = read_predictions
+
+    @property
+    def predicts_text(self):
+        """Whether a prediction is a model's text, which a reward and an lm-eval task score."""
+        return self.read is read_predictions
 
     def metric(self, name):
         return next(metric for metric in self.metrics if metric.name == name)
@@ -135,6 +147,12 @@ def _generation(name, view):
                   GENERATION_SETTINGS)
 
 
+CRITIC_METRICS = (Metric(critic.ACCURACY, (critic.ACCURACY,)),
+                  *(Metric(f"macro_{name}", ("macro", name)) for name in (critic.PRECISION, critic.RECALL, critic.F1)),
+                  *(Metric(f"{POSITIVE.lower()}_{name}", ("labels", POSITIVE, name))
+                    for name in (critic.PRECISION, critic.RECALL, critic.F1)),
+                  MALFORMED)
+
 CONFIGS = {scored.name: scored for scored in (
     Scored("dst-chat", score_dst_chat, "dst", DST_METRICS + (MALFORMED,), dst_chat_rows, DST_ROW_METRICS,
            (USE_FUZZY_MATCH, JOINT_ACC_ACROSS_TURN), ("use_fuzzy_match", "joint_acc_across_turn")),
@@ -156,6 +174,11 @@ CONFIGS = {scored.name: scored for scored in (
            LEXICAL_METRICS + (Metric("informed_values_said", ("all", "informed_values_said")),
                               Metric("stop_accuracy", ("all", "stop_accuracy"))),
            user_rows, USER_ROW_METRICS, (TOKENIZER,)),
+    *(Scored(name, critic.score_critic, "critic", CRITIC_METRICS, critic_rows, (critic.ACCURACY,))
+      for name in ("critic", "critic-chat")),
+    Scored("preference", preference.score_preference, "preference",
+           (Metric(preference.ACCURACY, (preference.ACCURACY,)), Metric(preference.MARGIN, (preference.MARGIN,))),
+           None, (), read=preference.read_scores),
 )}
 
 

@@ -12,7 +12,7 @@ variant (``split`` None: every split, each with its own schemas where they matte
 from ..chat import SUFFIX
 from ..chat.state import Schemas
 from ..core.errors import ConfigError
-from . import d3st, dst_chat, generation, nlu, tool_calls
+from . import critic, d3st, dst_chat, generation, nlu, tool_calls
 from .dst import service_slots
 from .gem import chrf_references
 from .rows import ScoringError
@@ -88,6 +88,7 @@ def own_rows(row_scores, read=None, columns=None):
 
 d3st_rows = own_rows(d3st.row_scores, d3st.Reference.of, ("id", "legend", "frame"))
 tool_call_rows = own_rows(tool_calls.row_scores, tool_calls.gold_of, ("id", "completion", "tools"))
+critic_rows = own_rows(critic.row_scores, critic.gold_of, ("id", "label", "completion"))
 
 
 def generation_rows(load, config, split, options, metrics, settings):

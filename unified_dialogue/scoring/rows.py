@@ -222,12 +222,17 @@ def shown(ids, limit=5):
 
 def json_type(value):
     """The JSON name of ``value``'s type, for a message: "a list", "null", "an object"."""
-    names = {str: "a string", list: "a list", dict: "an object", type(None): "null", bool: "a boolean",
-             int: "a number", float: "a number"}
-    return names.get(type(value), with_article(type(value).__name__))
+    return json_name(type(value))
 
 
-def pair(predictions, rows, *, key="id", allow_missing=False):
+def json_name(kind):
+    """The JSON name of values of type ``kind``: "a string", "a number", "a list", ..."""
+    names = {str: "a string", list: "a list", tuple: "a list", dict: "an object", type(None): "null",
+             bool: "a boolean", int: "a number", float: "a number"}
+    return names.get(kind, with_article(kind.__name__))
+
+
+def pair(predictions, rows, *, key="id", allow_missing=False, kind=str):
     """Each row with its predicted text.
 
     Args:
@@ -237,6 +242,8 @@ def pair(predictions, rows, *, key="id", allow_missing=False):
         key: the column holding each row's id.
         allow_missing: pair a row without a prediction, or whose prediction is not a string,
             with None instead of failing: a counted miss.
+        kind: the type of a prediction (``str``, a text; ``preference.read_scores`` gives
+            tuples); any other is malformed.
 
     Returns:
         ``Pairs``: a list of ``(row, text or None)`` in row order, whose ``missing`` lists
@@ -262,7 +269,7 @@ def pair(predictions, rows, *, key="id", allow_missing=False):
             fail(f"row #{position}", f"{key} {identifier!r} is the id of an earlier row too")
         seen.add(identifier)
         text = predictions.get(identifier)
-        if identifier in predictions and not isinstance(text, str):
+        if identifier in predictions and not isinstance(text, kind):
             malformed.append(identifier)
             text = None
         if text is None:
@@ -276,8 +283,9 @@ def pair(predictions, rows, *, key="id", allow_missing=False):
     if malformed and not allow_missing:
         more = f" ({len(malformed)} such: {shown(malformed)})" if len(malformed) > 1 else ""
         fail(f"prediction {malformed[0]!r}",
-             f"the text is {json_type(predictions[malformed[0]])}, not a string{more}: give the model's output as "
-             f"one string (or {argument('allow_missing')} scores such a text as malformed)")
+             f"the text is {json_type(predictions[malformed[0]])}, not {json_name(kind)}{more}"
+             + (": give the model's output as one string" if kind is str else "")
+             + f" (or {argument('allow_missing')} scores such a text as malformed)")
     if missing and not allow_missing:
         raise ScoringError(f"{len(missing)} row(s) have no prediction: {shown(missing)} "
                            f"({argument('only_predicted')} scores the predicted rows alone, as an lm-eval --limit "

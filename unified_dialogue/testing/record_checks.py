@@ -58,11 +58,11 @@ class RecordChecks:
         given = self.info.config(view).given or (lambda row: (None, row))
         checked = 0
         for split, ds in build(self.corpus, view).items():
-            # A turn may have several rows (d3st: one per frame), told apart by frame_index.
+            # A turn may have several rows (d3st: one per frame), told apart by the end of their ids.
             whole, parts = {}, {}
             for row in ds:
                 part, rest = given(without_ids(row))
-                whole[(original_of(row), turn_of(row), row.get("frame_index"))] = rest
+                whole[(original_of(row), turn_of(row), within_turn(row))] = rest
                 parts.setdefault(original_of(row), []).append(part)
             assert all(part == group[0] for group in parts.values() for part in group), split
             for row in built[split]:
@@ -70,7 +70,7 @@ class RecordChecks:
                 turn = turn_of(row)
                 if turn == t or (turn is None and t == last[(split, dialogue)]):
                     rest = given(without_ids(row))[1]
-                    assert rest == whole[(dialogue, turn, row.get("frame_index"))], (split, dialogue, t)
+                    assert rest == whole[(dialogue, turn, within_turn(row))], (split, dialogue, t)
                     checked += 1
             assert checked, split
         assert checked == sum(ds.num_rows for ds in build(self.corpus, view).values())
@@ -172,6 +172,16 @@ def original_of(row):
 
 def turn_of(row):
     return row.get("turn_index", row.get("turn_id"))
+
+
+def within_turn(row):
+    """What tells apart the rows of one turn: the end of the row's id after
+    ``<dialogue_id>/<turn>`` (d3st's ``/<frame_index>``, critic's ``/original``), "" where
+    the id ends there; None for a row about no turn or without a ``dialogue_id``."""
+    dialogue, turn = row.get("dialogue_id"), turn_of(row)
+    if dialogue is None or turn is None:
+        return None
+    return row["id"][len(f"{dialogue}/{turn}"):]
 
 
 def without_ids(row):

@@ -20,6 +20,7 @@ arguments (``load(corpus, view, name=value)``).
 | ``response`` | each turn of the responding role | response generation, grounded in acts, calls and knowledge |
 | ``nlu`` | each turn | intent detection, slot filling, entity recognition |
 | ``d3st`` | each frame of a user turn | schema-guided state tracking as text (D3ST; scored by ``scoring.d3st``) |
+| ``critic`` | each response to judge (FaithDial's originals and rewrites) | faithfulness critics (FaithCritic's labels; scored by ``scoring.critic``) |
 """
 
 import functools
@@ -31,7 +32,7 @@ from typing import Callable, Optional
 from ..core.corpus import Config
 from ..core.errors import ConfigError
 from ..core.options import resolve
-from . import d3st, dst, nlg, nlu, response
+from . import critic, d3st, dst, nlg, nlu, response
 
 
 def summary(module):
@@ -89,6 +90,7 @@ VIEWS = {view.name: view for view in (
     View.of(response, key=("dialogue_id", "turn_index")),
     View.of(nlu, key=("dialogue_id", "turn_index")),
     View.of(d3st, key=("dialogue_id", "turn_index", "frame_index"), options=d3st.OPTIONS),
+    View.of(critic, key=("dialogue_id", "turn_index", "source"), options=critic.OPTIONS),
 )}
 
 
