@@ -38,7 +38,9 @@ class OracleLM(LM):
             identifier = request.doc["id"]
             self.prompts[identifier] = request.args[0]
             gold = doc_to_target(request.doc)
-            answers.append(perturbed(identifier, gold) if self.perturb else gold)
+            # a row under several variants (harness.variants) is perturbed differently under each
+            chosen_by = request.doc.get("variant", "") + identifier
+            answers.append(perturbed(chosen_by, gold) if self.perturb else gold)
         return answers
 
     @property

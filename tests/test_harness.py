@@ -43,6 +43,13 @@ TASK_SPECS = {
     **{f"sgd_dst_chat_v{v}": ("sgd", "dst-chat", f"v{v}", {**DST, "malformed": ("malformed",)}) for v in range(1, 6)},
 }
 GROUPS = ["unified_dialogue", "unified_dialogue_sgd_x"]
+# The group of every SGD-X variant runs one task on them all (tests/test_harness_sgdx.py): here each variant alone.
+RUN = ["unified_dialogue"] + [task for task in TASK_SPECS if TASK_SPECS[task][2]]
+ALL_VARIANTS = "sgd_dst_chat_sgd_x"
+
+
+def split_of(corpus):
+    return "train" if corpus == "ccpe" else "test"  # CCPE-M's tasks run on its one split
 CORPORA = ("sgd", "faithdial", "ccpe")
 
 
@@ -64,7 +71,7 @@ def evaluate(metadata, tasks, perturb, chat=False, **kwargs):
 def runs(metadata):
     """Every task run with gold answers (plain-text prompts) and with perturbed ones (chat
     prompts): ``{perturb: lm-eval's results}``."""
-    return {False: evaluate(metadata, GROUPS, False), True: evaluate(metadata, GROUPS, True, chat=True)}
+    return {False: evaluate(metadata, RUN, False), True: evaluate(metadata, RUN, True, chat=True)}
 
 
 def predictions_of(samples):
@@ -79,7 +86,7 @@ def dig(metrics, path):
 
 def command_metrics(metadata, corpus, config, variant, predictions):
     """What the scoring command's function gives for these texts on the fixtures."""
-    return scoring.score(corpus, config, "train" if corpus == "ccpe" else "test", predictions, variant=variant, data_dir=metadata["data_dir"][corpus],
+    return scoring.score(corpus, config, split_of(corpus), predictions, variant=variant, data_dir=metadata["data_dir"][corpus],
                          load_options={"checksums": metadata["checksums"][corpus], "cache_dir": metadata["cache_dir"]})
 
 
@@ -243,13 +250,13 @@ def server_runs(metadata):
     from unified_dialogue.testing.server import StandInServer, gold
 
     rows = [row for corpus, config, variant, _ in TASK_SPECS.values()
-            for row in load(corpus, config, split="test", data_dir=metadata["data_dir"][corpus],
+            for row in load(corpus, config, split=split_of(corpus), data_dir=metadata["data_dir"][corpus],
                             checksums=metadata["checksums"][corpus], cache_dir=metadata["cache_dir"],
                             **({"variant": variant} if variant else {}))]
     with StandInServer(gold(rows)) as server:
         common = {"model": "stand-in", "num_concurrent": 4, "max_retries": 1}
         return {backend: lm_eval.simple_evaluate(
-            model=backend, model_args={**common, "base_url": f"{server.base_url}/{path}", **extra}, tasks=GROUPS,
+            model=backend, model_args={**common, "base_url": f"{server.base_url}/{path}", **extra}, tasks=RUN,
             task_manager=TaskManager(include_path=TASKS, metadata=metadata), apply_chat_template=chat)
             for backend, path, chat, extra in (
                 ("local-chat-completions", "chat/completions", True, {}),
@@ -282,7 +289,7 @@ def test_the_package_prints_its_task_folder_and_ships_every_task_file():
     done = run("-m", "unified_dialogue.harness")
     assert done.returncode == 0 and done.stdout.strip() == TASKS
     shipped = {p.name for p in __import__("pathlib").Path(TASKS).glob("*.yaml")}
-    assert {f"{task}.yaml" for task in TASK_SPECS} | {f"{g}.yaml" for g in GROUPS} == shipped
+    assert {f"{task}.yaml" for task in [*TASK_SPECS, *GROUPS, ALL_VARIANTS]} == shipped
 
 
 @pytest.fixture(scope="session")

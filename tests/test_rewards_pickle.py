@@ -9,20 +9,8 @@ import pickle
 
 import pytest
 
-from conftest import checksums, fixture_dir
-from test_rewards import CASES, UNREADABLE, call_as_trl, gold_texts
-from unified_dialogue import rewards
+from test_rewards import CASES, UNREADABLE, cache, call_as_trl, gold_texts, make  # noqa: F401  (cache: a fixture)
 from unified_dialogue.scoring.configs import CONFIGS
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("cache"))
-
-
-def make(cache, corpus, config, split, **options):
-    return rewards.reward(corpus, config, split, data_dir=str(fixture_dir(corpus)), checksums=checksums(corpus),
-                          cache_dir=cache, **options)
 
 
 def batch(build, corpus, config, split):

@@ -1,9 +1,9 @@
 """``python -m unified_dialogue.harness``: print the folder of the task files (lm-eval's
 ``--include_path``).
 
-``python -m unified_dialogue.harness samples-to-predictions SAMPLES [--output P] [--filter F]``
-writes the predictions file (``{"id", "text"}`` lines) of an lm-eval samples file, to
-standard output without ``--output``.
+``python -m unified_dialogue.harness samples-to-predictions SAMPLES [--output P] [--filter F]
+[--variant V]`` writes the predictions file (``{"id", "text"}`` lines) of an lm-eval samples
+file, to standard output without ``--output``.
 """
 
 import argparse
@@ -25,6 +25,8 @@ def parser():
     convert.add_argument("samples", help="an lm-eval samples file (samples_<task>_<date>.jsonl)")
     convert.add_argument("--output", help="the predictions file to write (default: standard output)")
     convert.add_argument("--filter", help="the filter whose responses to take, where the file has several")
+    convert.add_argument("--variant", help="the variant whose responses to take, in the samples of a task on "
+                                           "every variant (sgd_dst_chat_sgd_x)")
     return p
 
 
@@ -36,7 +38,7 @@ def work(args):
 
     if args.output:  # before reading: never onto the samples file, into a folder that is not there
         check_output(args.output, "--output", inputs=[args.samples])
-    predictions = read_samples(args.samples, args.filter)
+    predictions = read_samples(args.samples, args.filter, args.variant)
     if args.output:
         write_predictions(predictions, args.output)
     else:

@@ -17,7 +17,8 @@ class SamplesError(UnifiedDialogueError, ValueError):
 
 
 def sample_prediction(sample, where):
-    """``(filter, id, text)`` of one logged sample."""
+    """``(filter, variant, id, text)`` of one logged sample (variant None but in a task on
+    every variant)."""
     if not isinstance(sample, dict):
         raise SamplesError(f"{where}: not a JSON object")
     doc = sample.get("doc")
@@ -27,7 +28,8 @@ def sample_prediction(sample, where):
     text = responses[0] if isinstance(responses, list) and len(responses) == 1 else responses
     if not isinstance(text, str):
         raise SamplesError(f"{where}: field filtered_resps: not one generated text")
-    return sample.get("filter"), doc["id"], text
+    variant = doc.get("variant")  # a task on every variant (harness.variants) logs each row under each
+    return sample.get("filter"), variant, doc["id"], text
 
 
 def check_not_results(path):
@@ -48,26 +50,37 @@ def check_not_results(path):
     raise SamplesError(f"{path}: an lm-eval results file (the metrics of a run), not a samples file: {hint}")
 
 
-def read_samples(path, filter_name=None):
+def read_samples(path, filter_name=None, variant=None):
     """``{id: text}`` of a samples file, in file order.
 
     Args:
         path: an lm-eval samples file (JSON Lines).
         filter_name: the filter whose responses to take, where the file has several.
+        variant: the variant whose responses to take, in the samples of a task on every
+            variant (``sgd_dst_chat_sgd_x``).
 
     Raises:
         SamplesError naming the file, line and field of a sample that cannot be read, a row
-        logged twice, or the filters to choose from; or saying that the file is lm-eval's
-        results file, and which file to give instead.
+        logged twice, or the filters or variants to choose from; or saying that the file is
+        lm-eval's results file, and which file to give instead.
     """
     check_not_results(path)
-    by_filter = {}
+    by_filter, variants = {}, set()
     for where, sample in json_lines(path, SamplesError):
-        name, identifier, text = sample_prediction(sample, where)
+        name, logged_under, identifier, text = sample_prediction(sample, where)
+        variants.add(logged_under)
+        if logged_under != variant:
+            continue
         predictions = by_filter.setdefault(name, {})
         if identifier in predictions:
             raise SamplesError(f"{where}: field doc.id: row {identifier!r} is logged twice")
         predictions[identifier] = text
+    if variant is None and variants - {None}:
+        raise SamplesError(f"{path}: samples of every variant ({names(variants - {None})}): "
+                           f"choose one with --variant, a predictions file each")
+    if variant is not None and variant not in variants:
+        raise SamplesError(f"{path}: no sample of variant {variant!r} "
+                           f"({'variants: ' + names(variants - {None}) if variants - {None} else 'the task has none'})")
     if filter_name is not None:
         if filter_name not in by_filter:
             raise SamplesError(f"{path}: no sample of filter {filter_name!r} (filters: {names(by_filter)})")

@@ -39,9 +39,11 @@ def load_arguments(metadata):
 
 
 def rows(**metadata):
-    """The task's rows, ``{split: Dataset}`` (lm-eval's ``custom_dataset``)."""
+    """The task's rows, ``{split: Dataset}`` (lm-eval's ``custom_dataset``); a loader's
+    hint names the ``--metadata`` that fixes it."""
     corpus, config, split, common, own = load_arguments(metadata)
-    return {split: load(corpus, config, split=split, **common, **own)}
+    with called_from("lm-eval"):
+        return {split: load(corpus, config, split=split, **common, **own)}
 
 
 def reported(declaration, corpus, split, common):
@@ -60,6 +62,9 @@ def reported(declaration, corpus, split, common):
 class DialogueTask(ConfigurableTask):
     """A ``generate_until`` task on one config of a corpus."""
 
+    rows = staticmethod(rows)
+    metrics = staticmethod(reported)
+
     def __init__(self, config=None):
         config = {key: value for key, value in config.items() if key != "class"}
         try:
@@ -74,12 +79,12 @@ class DialogueTask(ConfigurableTask):
                 # a task file gives no stops: they depend on how the prompt is written (construct_requests)
                 config["generation_kwargs"] = {"until": list(prompts.PLAIN_TEXT_STOPS),
                                                **(config.get("generation_kwargs") or {})}
-                config["custom_dataset"] = rows
+                config["custom_dataset"] = self.rows
                 config["process_results"] = self.outputs
                 config["metric_list"] = [
                     {"metric": metric.name, "higher_is_better": metric.higher_is_better,
                      "aggregation": self.aggregator(metric)}
-                    for metric in reported(scored(name), corpus, split, common)]
+                    for metric in self.metrics(scored(name), corpus, split, common)]
                 self._scored = None
                 super().__init__(config=config)
         except UnifiedDialogueError as error:  # a mistake in the metadata, or rows that cannot be loaded
@@ -126,15 +131,15 @@ class DialogueTask(ConfigurableTask):
         return corpus_metric
 
     def scores(self, items):
-        """The scorer's metrics of the rows answered by ``items`` (``(id, text)`` pairs),
+        """The scorer's metrics of the rows answered by ``items`` (``outputs``' items),
         computed once for all the task's metrics."""
-        items = tuple((identifier, text) for identifier, text in items)
+        items = tuple(tuple(item) for item in items)
         if self._scored is None or self._scored[0] != items:
-            self._scored = (items, self.score(dict(items)))
+            self._scored = (items, self.score(items))
         return self._scored[1]
 
-    def score(self, predictions):
-        """``scoring``'s metrics of ``predictions`` (``{id: text}``) on the rows they answer,
+    def score(self, items):
+        """``scoring``'s metrics of the outputs (``(id, text)`` pairs) on the rows they answer,
         the other configs it needs loaded as the task's rows were: the scoring command's
         ``--only-predicted`` path (``scoring.score_rows``), so that a ``--limit`` run
         rescored from its samples gives the same figures."""
@@ -144,4 +149,4 @@ class DialogueTask(ConfigurableTask):
             return load(corpus, name, split=split, **common)
 
         with called_from("lm-eval"):
-            return score_rows(config, predictions, self.eval_docs, load_rows, only_predicted=True)
+            return score_rows(config, dict(items), self.eval_docs, load_rows, only_predicted=True)
