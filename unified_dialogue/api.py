@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datasets.utils.info_utils import VerificationMode
 
 from . import registry
-from .core.errors import ConfigError, did_you_mean
+from .core.errors import ConfigError, MissingSplitError, did_you_mean
 from .core.options import elsewhere
 from .core.sources import CALLER, caller
 
@@ -63,12 +63,30 @@ def config_of(corpus, name):
     return corpus.config(name)
 
 
+def split_names(split):
+    """The names of the splits a split expression reads (``train[:10%]+validation``: train,
+    validation; None: none)."""
+    return [] if split is None else [part.split("[", 1)[0].strip() for part in str(split).split("+")]
+
+
+def check_built(builder, split, data_dir):
+    """Raise MissingSplitError where the source lacks a split asked for: a partial copy
+    without its files (the corpus declares it, the build has none)."""
+    built = list(builder.info.splits or ())
+    missing = [name for name in split_names(split) if name not in built]
+    if missing:
+        cli = caller() == "cli"
+        source = f"{'--data-dir' if cli else 'data_dir'} {data_dir}" if data_dir else "the source"
+        raise MissingSplitError(f"{'--split' if cli else 'split'} {split!r}: {source} has no files of "
+                                f"{', '.join(missing)} (it has {', '.join(built) or 'no split'}); give a copy that "
+                                f"has them, or one of those")
+
+
 def check_split(corpus, split):
     """A split ``corpus`` declares (None: every split; a ``datasets`` split expression such
     as ``train[:10%]+validation`` names declared splits); a ConfigError naming its splits for
     another, in the same words wherever a split is given."""
-    names = [] if split is None else [part.split("[", 1)[0].strip() for part in str(split).split("+")]
-    unknown = [name for name in names if name not in corpus.splits]
+    unknown = [name for name in split_names(split) if name not in corpus.splits]
     if unknown:
         named = "--split" if caller() == "cli" else "split"  # as the user wrote it
         raise ConfigError(f"{named} {split!r}: {corpus.name} has the splits {', '.join(corpus.splits)}"
@@ -174,6 +192,7 @@ def load(path_or_name, name=None, split=None, data_dir=None, streaming=False, nu
             download_config.storage_options.update(storage_options)
         builder.download_and_prepare(num_proc=num_proc, verification_mode=verification_mode,
                                      download_mode=download_mode, download_config=download_config)
+        check_built(builder, split, data_dir)
         as_dataset = {"split": split, "in_memory": bool(keep_in_memory)}
         if "verification_mode" in inspect.signature(builder.as_dataset).parameters:  # 3.x only
             as_dataset["verification_mode"] = verification_mode

@@ -83,3 +83,7 @@ class DownloadError(UnifiedDialogueError, ConnectionError):
 class ConfigError(UnifiedDialogueError, TypeError, ValueError):
     """An option the loader does not take (a TypeError, as for an unexpected argument), or
     a value it cannot use (a ValueError)."""
+
+
+class MissingSplitError(ConfigError):
+    """A split asked for that the source has no files of (a partial copy without them)."""

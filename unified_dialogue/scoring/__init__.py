@@ -83,6 +83,7 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
         {'active_intent_accuracy': 0.93, ..., 'joint_goal_accuracy': 0.71, ...}
     """
     from ..api import load, sort_arguments
+    from ..core.errors import MissingSplitError
 
     declaration = scored(config)
     given = {**(load_options or {}), **(options or {}), **arguments,
@@ -95,13 +96,11 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
     def load_rows(name, split=split, **more):
         try:
             return load(corpus, name, split=split, **sorted_.load, **more)
-        except ValueError as error:  # datasets' "Unknown split": a partial copy without it
-            if "Unknown split" not in str(error) or isinstance(error, ScoringError):
-                raise
+        except MissingSplitError:  # a partial copy without it
             copy = sorted_.load.get("data_dir")
             where = f"the copy {copy}" if copy else "the source"
             raise ScoringError(f"scoring {config} of {corpus} {predicted} reads the {name} rows of split {split!r}, "
-                               f"which {where} has no file of ({error}): add that split's files") from None
+                               f"which {where} has no file of: add that split's files") from None
 
     rows = load_rows(config, **sorted_.options)
     return score_rows(config, predictions, rows, load_rows, allow_missing=allow_missing,
