@@ -56,7 +56,9 @@ def test_a_metadata_mistake_is_one_line_naming_the_key_and_the_fix_before_anythi
 
 def test_a_models_arguments_merged_into_the_metadata_are_not_mistakes(tmp_path):
     metadata = {"data_dir": SGD, "checksums": checksums("sgd"), "pretrained": "some/model", "num_concurrent": 4,
-                "max_length": 2048, "timeout": 30, "base_url": "http://127.0.0.1:8000/v1", "seed": 1, "version": 2}
+                "max_length": 2048, "timeout": 30, "base_url": "http://127.0.0.1:8000/v1", "seed": 1, "version": 2,
+                # a server backend's: "model" is one letter from the environment's option "mode"
+                "model": "stand-in", "tokenizer_backend": "none", "max_retries": 1}
     task = task_manager(metadata, tmp_path).load(["sgd_dst_chat"])["tasks"]["sgd_dst_chat"]
     assert len(task.eval_docs) == 12
 

@@ -15,6 +15,7 @@ import sys
 from .. import registry
 from ..api import LOAD_PARAMETERS, check_split, config_of, corpus_of
 from ..core.errors import ConfigError, close_match
+from ..scoring.configs import CONFIGS
 
 # lm-eval merges the model's arguments into the run's metadata: names that ``load`` takes
 # and models' arguments use too are never read from it (servers' base_url, vLLM's and
@@ -45,12 +46,15 @@ def given(metadata, name, corpus):
 
 
 def names():
-    """Every key some task takes: ``load``'s arguments, every corpus's options and every
-    config's own, and the task files' own."""
+    """Every key some task takes: ``load``'s arguments, every corpus's options and the
+    options of every scored config (a task's), and the task files' own. An option of a
+    config no task runs is none: the environment's ``mode`` would pass for a misspelt
+    ``model``, a model argument lm-eval merges in."""
     taken = set(LOAD_PARAMETERS) | set(TASK_KEYS)
     for corpus in registry.corpora().values():
         builder = registry.builder_class(corpus)
-        taken |= set(builder.corpus_options()) | {option.name for config in corpus.configs for option in config.options}
+        taken |= set(builder.corpus_options()) | {option.name for config in corpus.configs if config.name in CONFIGS
+                                                  for option in config.options}
     return taken - set(MODEL_ARGUMENTS)
 
 

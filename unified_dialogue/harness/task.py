@@ -39,9 +39,11 @@ def load_arguments(metadata):
 
 
 def rows(**metadata):
-    """The task's rows, ``{split: Dataset}`` (lm-eval's ``custom_dataset``)."""
+    """The task's rows, ``{split: Dataset}`` (lm-eval's ``custom_dataset``); a loader's
+    hint names the ``--metadata`` that fixes it."""
     corpus, config, split, common, own = load_arguments(metadata)
-    return {split: load(corpus, config, split=split, **common, **own)}
+    with called_from("lm-eval"):
+        return {split: load(corpus, config, split=split, **common, **own)}
 
 
 def reported(declaration, corpus, split, common):

@@ -40,7 +40,8 @@ def rows(**metadata):
     if common.pop("variant", None) is not None:
         raise ConfigError("--metadata key 'variant': this task runs every variant; "
                           "leave it out of --metadata, or run the task of one variant (sgd_dst_chat_v1, ...)")
-    loaded = [load(corpus, config, split=split, variant=variant, **common, **own) for variant in variants_of(corpus)]
+    with called_from("lm-eval"):
+        loaded = [load(corpus, config, split=split, variant=variant, **common, **own) for variant in variants_of(corpus)]
     tagged = [dataset.add_column("variant", [variant] * len(dataset)).add_column("position", range(len(dataset)))
               for variant, dataset in zip(variants_of(corpus), loaded)]
     return {split: concatenate_datasets(tagged).sort(["position", "variant"]).remove_columns("position")}
