@@ -109,6 +109,18 @@ def test_an_extra_booking_fails_and_lowers_precision(ready):
     assert (parts["reward"], parts["transaction_precision"], parts["transaction_recall"]) == (0.0, 0.5, 1.0)
 
 
+def test_the_same_booking_made_twice_fails_as_the_transactions_are_a_multiset(ready):
+    ready_split, chats = ready("train")
+    row = row_of(ready_split, "sgd/train/2_00089")  # plays one movie, once
+    steps = gold.actions(chats[row["dialogue_id"]], "ticket")
+    episode = episode_of(ready_split, row)
+    final = gold.play(episode, steps)
+    booking = next(call for call in episode.calls if call["tool"] == "Media_1__PlayMovie")
+    episode.call(booking["tool"], booking["arguments"])  # its recording again
+    parts = reward.parts(episode, final)
+    assert (parts["reward"], parts["transaction_precision"], parts["transaction_recall"]) == (0.0, 0.5, 1.0)
+
+
 # ---------------------------------------------------------------- the database's rules
 
 def test_the_kth_same_call_gets_the_kth_recording_then_the_last(tmp_path):

@@ -47,6 +47,16 @@ def test_the_gold_agent_earns_1_and_a_wrong_one_less(tmp_path, cache, capsys, mo
     played = lines(tmp_path / "gold.jsonl")
     assert [r["reward"] for r in played] == [1.0] * 3 and {r["ended"] for r in played} == {"answer"}
     assert all(m["role"] == "tool" for r in played for m in r["messages"][1:-1:2])
+    # per domain (Media_2 and Music_1 in one dialogue: it counts in both), and the services the
+    # train split lacks, read from its schema here
+    assert {name: group["episodes"] for name, group in summary["per_domain"].items()} == \
+        {"Alarm": 1, "Media": 1, "Movies": 1, "Music": 1}
+    trained = set(load("sgd", "schema", split="train", data_dir=str(fixture_dir("sgd")), checksums=checksums("sgd"),
+                       cache_dir=cache)["service_name"])
+    assert [r["unseen_services"] for r in played] == [[s for s in r["services"] if s not in trained] for r in played]
+    assert any(r["unseen_services"] for r in played)
+    assert summary["unseen"]["episodes"] == sum(bool(r["unseen_services"]) for r in played) == \
+        3 - summary["seen"]["episodes"]
     with StandInServer(answer_of(cache, mode, wrong=True)) as server:
         evaluate(server, tmp_path / "wrong.jsonl", cache, "--mode", mode)
     wrong = json.loads(capsys.readouterr().out)
@@ -68,7 +78,7 @@ def test_an_interrupted_run_resumes_and_keeps_finished_episodes(tmp_path, cache,
     assert replayed == lines(out)[2]["steps"]  # only the third episode was played again
     with pytest.raises(SystemExit) as stopped:
         evaluate(server, out, cache, "--mode", "replay")
-    assert stopped.value.code == 2 and "is an episode of another run (mode 'ticket')" in capsys.readouterr().err
+    assert stopped.value.code == 2 and "is an episode of another run (mode 'ticket', not 'replay')" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("flags,says", [

@@ -66,10 +66,13 @@ def rescored(metadata, samples, tmp_path, *flags):
 def expected(scored):
     figures = {metric: scored["mean"][metric] for metric in HEADLINE}
     figures |= {f"schema_sensitivity_{metric}": scored["schema_sensitivity"][metric]["value"] for metric in HEADLINE}
+    jga = scored["schema_sensitivity"]["joint_goal_accuracy"]
+    figures |= {f"schema_sensitivity_joint_goal_accuracy_{group}": jga.get(group, {}).get("value")
+                for group in ("seen", "unseen")}  # given where the rows scored have both
     figures |= {f"joint_goal_accuracy_{v}": scored["variants"][v]["#ALL_SERVICES"]["joint_goal_accuracy"]
                 for v in VARIANTS}
     figures["malformed"] = sum(scored["variants"][v]["malformed"] for v in VARIANTS)
-    # lm-eval's nan for a metric the rows do not give (no turn with a value under every variant)
+    # lm-eval's nan for a metric the rows do not give (no frame with a value under every variant)
     return {name: repr(float("nan") if value is None else float(value)) for name, value in figures.items()}
 
 
@@ -86,6 +89,7 @@ def test_the_groups_task_reports_the_scoring_commands_schema_sensitivity_to_the_
     figures = reported(results)
     assert figures == expected(rescored(metadata, samples, tmp_path))
     assert float(figures["schema_sensitivity_joint_goal_accuracy"]) > 0  # texts perturbed differently under each variant
+    assert all(float(figures[f"schema_sensitivity_joint_goal_accuracy_{group}"]) >= 0 for group in ("seen", "unseen"))
     assert results["higher_is_better"][TASK]["schema_sensitivity_joint_goal_accuracy"] is False
 
 

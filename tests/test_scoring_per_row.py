@@ -74,6 +74,26 @@ def test_d3st_rows_are_frames_and_average_to_the_corpus_metrics(build, cache):
         score(cache, "sgd", "d3st", "validation", texts, joint_acc_across_turn=True)
 
 
+@pytest.mark.parametrize("config", ["dst-chat", "d3st"])
+def test_a_dst_record_gives_each_reference_frame_its_own_scores(build, cache, config):
+    """``per_frame``: the frames' own values (what the evaluator writes into each frame), with
+    their service and whether the train schema has it; a turn's values are their mean."""
+    rows = build("sgd", config)["validation"]
+    gold = {row["id"]: row["target"] for row in rows} if config == "d3st" else gold_chat(build, "sgd", config,
+                                                                                          "validation")
+    records = score(cache, "sgd", config, "validation", rotated(gold))["per_row"]
+    train = {row["service_name"] for row in build("sgd", "schema")["train"]}
+    frames = [frame for record in records for frame in record["per_frame"]]
+    assert {frame["seen"] for frame in frames} == {True, False}  # the fixture split has both
+    assert all(frame["seen"] == (frame["service"] in train) for frame in frames)
+    for record in records:
+        for metric in ("joint_goal_accuracy", "average_goal_accuracy", "requested_slots_f1"):
+            given = [frame[metric] for frame in record["per_frame"] if frame[metric] is not None]
+            assert record[metric] == (pytest.approx(sum(given) / len(given), abs=1e-15) if given else None)
+    assert {len(record["per_frame"]) for record in records} == ({1} if config == "d3st" else {1, 2})
+    assert 0 < sum(frame["joint_goal_accuracy"] for frame in frames) < len(frames)
+
+
 def test_tool_call_rows_average_and_add_up_to_the_corpus_metrics(build, cache):
     rows = build("sgd", "agent-call-chat")["validation"]
     gold = {row["id"]: gold_text(row) for row in rows}

@@ -275,6 +275,7 @@ def test_the_command_prints_its_base_url_and_serves_the_predictions_file(tmp_pat
 @pytest.mark.parametrize("extra, words", [
     (["--config", "dst"], "--config dst: its rows have no prompt messages"),
     (["--config", "nlg"], "--config nlg: its rows have no prompt messages"),
+    (["--config", "episodes"], "--config episodes: its rows have no completion to answer with"),
     (["--config", "nope"], "no config 'nope'"),
     (["--predictions", "missing.jsonl"], "--predictions missing.jsonl: no such file"),
     (["--port", "70000"], "--port 70000: a port is 0 (any free one) to 65535"),

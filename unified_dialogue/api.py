@@ -6,7 +6,6 @@ loaders and returns the same objects (Dataset, DatasetDict, IterableDataset,
 IterableDatasetDict); an argument that does not apply is refused by name.
 """
 
-import contextlib
 import inspect
 import re
 from dataclasses import dataclass
@@ -14,8 +13,8 @@ from dataclasses import dataclass
 from datasets.utils.info_utils import VerificationMode
 
 from . import registry
-from .core.errors import ConfigError, MissingSplitError, UnifiedDialogueError, did_you_mean
-from .core.options import elsewhere
+from .core.errors import ConfigError, MissingSplitError, did_you_mean
+from .core.options import check_present, corpus_declarations, elsewhere
 from .core.sources import CALLER, argument, caller, no_verify
 
 # Arguments of load_dataset that have no meaning here: the loaders read their own files,
@@ -65,12 +64,33 @@ def config_of(corpus, name):
     return corpus.config(name)
 
 
+def split_names(split):
+    """The names of the splits a split expression reads (``train[:10%]+validation``: train,
+    validation; None: none)."""
+    return [] if split is None else [part.split("[", 1)[0].strip() for part in str(split).split("+")]
+
+
+def check_built(builder, split, data_dir, built=None):
+    """Raise MissingSplitError where the source lacks a split asked for: a partial copy
+    without its files (the corpus declares it, the build has none). ``built``: the splits
+    the source has (default: the build's)."""
+    built = list(builder.info.splits or ()) if built is None else built
+    missing = [name for name in split_names(split) if name not in built]
+    if missing:
+        cli = caller() == "cli"
+        source = f"{'--data-dir' if cli else 'data_dir'} {data_dir}" if data_dir else "the source"
+        other = next((name for name in built if name != "train"), built[0] if built else None)
+        raise MissingSplitError(f"{'--split' if cli else 'split'} {split!r}: {source} has no files of "
+                                f"{', '.join(missing)} (it has {', '.join(built) or 'no split'}); give a copy that "
+                                f"has them, or one of those" + (f" ({argument('split', other)})" if other else ""),
+                                source, built)
+
+
 def check_split(corpus, split):
     """A split ``corpus`` declares (None: every split; a ``datasets`` split expression such
     as ``train[:10%]+validation`` names declared splits); a ConfigError naming its splits for
     another, in the same words wherever a split is given."""
-    names = [] if split is None else [part.split("[", 1)[0].strip() for part in str(split).split("+")]
-    unknown = [name for name in names if name not in corpus.splits]
+    unknown = [name for name in split_names(split) if name not in corpus.splits]
     if unknown:
         named = "--split" if caller() == "cli" else "split"  # as the user wrote it
         raise ConfigError(f"{named} {split!r}: {corpus.name} has the splits {', '.join(corpus.splits)}"
@@ -151,7 +171,7 @@ def sort_arguments(corpus, config, given, *, split=None, settings=(), where=None
         raise ConfigError(f"{where} takes no streaming=True here: {NOT_STREAMED}; leave it out")
     by_name = {o.name: o for o in (*own, *settings)}
     checked_verification_mode(given.get("verification_mode"), where)
-    builder.check_corpus_options(given, where)  # as the builder does (load_dataset's path too)
+    check_present(corpus_declarations(builder), given, where)  # as the builder does (load_dataset's path too)
     return Arguments(declared.name, name, {k: v for k, v in given.items() if k in load_names},
                      {k: by_name[k].check(v, where) for k, v in given.items() if k in own_names},
                      {k: by_name[k].check(v, where) for k, v in given.items() if k in setting_names})
@@ -188,35 +208,24 @@ def load(path_or_name, name=None, split=None, data_dir=None, streaming=False, nu
         builder = load_builder(path_or_name, name, data_dir=data_dir, cache_dir=cache_dir, token=token,
                                storage_options=storage_options, **config_kwargs)
         if streaming:
-            with split_given(builder, split, data_dir):
+            try:
                 return builder.as_streaming_dataset(split=split)
+            except ValueError as error:  # datasets' "Bad split: ... Available splits: [...]": the splits there are
+                listed = re.search(r"Available splits: \[([^\]]*)\]", str(error))
+                if listed is None:
+                    raise
+                check_built(builder, split, data_dir, re.findall(r"'([^']*)'", listed.group(1)))
+                raise
         if download_config is not None and storage_options:  # as load_dataset merges them
             download_config = download_config.copy()
             download_config.storage_options.update(storage_options)
         builder.download_and_prepare(num_proc=num_proc, verification_mode=verification_mode,
                                      download_mode=download_mode, download_config=download_config)
+        check_built(builder, split, data_dir)
         as_dataset = {"split": split, "in_memory": bool(keep_in_memory)}
         if "verification_mode" in inspect.signature(builder.as_dataset).parameters:  # 3.x only
             as_dataset["verification_mode"] = verification_mode
-        with split_given(builder, split, data_dir):
-            return builder.as_dataset(**as_dataset)
+        return builder.as_dataset(**as_dataset)
     finally:
         CALLER.reset(token_)
 
-
-@contextlib.contextmanager
-def split_given(builder, split, data_dir):
-    """Turn ``datasets``' error for a split the build has no rows of (a partial copy without
-    that split's files: "Unknown split", streamed "Bad split") into a MissingSplitError
-    naming the copy, the split and those it gives."""
-    try:
-        yield
-    except ValueError as error:
-        if split is None or isinstance(error, UnifiedDialogueError) or not str(error).startswith(
-                ("Unknown split", "Bad split")):
-            raise
-        where = f"data_dir {data_dir}" if data_dir else f"the source of {builder.CORPUS.name}"
-        listed = re.search(r"\[([^\]]*)\]", str(error))  # datasets lists the splits the build has
-        given = listed.group(1).replace("'", "").split(", ") if listed else list(builder.info.splits or ())
-        choice = next((name for name in given if name != "train"), given[0] if given else "train")
-        raise MissingSplitError(where, split, given, argument("split", choice)) from None

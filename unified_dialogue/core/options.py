@@ -5,9 +5,14 @@ declaration, and how ``NAME=VALUE`` text from a command line becomes a value.
 A config's own options are plain keyword arguments of ``load`` and ``load_dataset``; the
 builder keeps the ones given in its BuilderConfig (``CorpusConfig.view_options``), so
 that they enter the cache fingerprint, and hands them, defaults filled in, to the
-function that makes the config's rows.
+function that makes the config's rows. The options every config of a corpus takes (its
+BuilderConfig's fields: ``verify``, ``checksums``, ...) are read as ``Option``s too
+(``corpus_declarations``), so that their values are checked the same way.
 """
 
+import dataclasses
+import os
+import typing
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -118,3 +123,28 @@ def parse_assignments(assignments, declared, where="command line", configs=()):
                               f"(its options: {accepted(declared)}{elsewhere([name], configs)})")
         values[name] = by_name[name].parse(text, where)
     return values
+
+
+def corpus_declarations(builder):
+    """The options every config of a corpus takes (``builder.corpus_options()``: base_url,
+    checksums, verify, ...) as ``Option``s, typed as the fields of its config class are
+    (``Optional[bool]``: a bool, or None where the default is None), with the values a
+    field's ``metadata["choices"]`` allows (SGD's ``variant``)."""
+    config_class, names = builder.BUILDER_CONFIG_CLASS, builder.corpus_options()
+    types = typing.get_type_hints(config_class)
+    return [Option(f.name, bare_type(types[f.name]), f.default, "", choices=f.metadata.get("choices"))
+            for f in dataclasses.fields(config_class) if f.name in names]
+
+
+def bare_type(annotation):
+    """``X`` of ``Optional[X]``, or the annotation itself."""
+    given = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+    return given[0] if typing.get_origin(annotation) is typing.Union and len(given) == 1 else annotation
+
+
+def check_present(declared, given, where):
+    """Raise ConfigError naming ``where`` for a value of ``given`` one of the ``declared``
+    options cannot take (a path may be a ``PathLike``); names no option declares are left."""
+    for option in (o for o in declared if o.name in given):
+        value = given[option.name]
+        option.check(os.fspath(value) if isinstance(value, os.PathLike) else value, where)

@@ -6,10 +6,10 @@ OpenAI-compatible chat endpoint with tools, one JSON line per episode, then a su
         [--limit N] [--concurrency 4] [--max-steps 30] [--temperature 0] [--seed N] \\
         [--user-base-url URL --user-model NAME [--user-temperature 0] [--user-seed N] \\
          [--max-user-turns 30] [--user-instruction TEXT]] \\
-        [--data-dir path/to/sgd] [--no-checks] [--cache-dir DIR] [--summary summary.json]
+        [--data-dir path/to/sgd] [--no-verify] [--cache-dir DIR] [--summary summary.json]
 
-Run it again with the same ``--out`` to resume: the episodes already written are kept and
-not played again. The summary (success overall, per domain, seen and unseen services,
+Run it again with the same ``--out`` and flags to resume: the episodes already written are
+kept and not played again. The summary (success overall, per domain, seen and unseen services,
 with and without transactions) is printed, and written to ``--summary`` where given.
 The key of an endpoint that needs one is read from the environment variable named by
 ``--api-key-env`` (default ``OPENAI_API_KEY``), never from the command line.
@@ -26,15 +26,20 @@ import os
 import sys
 from urllib.parse import urlparse
 
-from ..cli import check_output, progress, run_command, write_atomically
+from ..cli import add_copy_flags, check_output, copy_options, progress, run_command, write_atomically
 from ..core.errors import ConfigError
-from .play import Endpoint, evaluate
+from ..chat.user import STOP, STOP_PLACEHOLDER
+from .play import AGENT, USER, Endpoint, evaluate, finished, run_header
 from .tickets import MODES
 from .user import UserModel
 
+# Where the endpoints' key is read from unless a flag names another variable.
+KEY_VARIABLE = "OPENAI_API_KEY"
+
 
 def parser():
-    made = argparse.ArgumentParser(prog="python -m unified_dialogue.environment", description=__doc__.split("\n\n")[0])
+    made = argparse.ArgumentParser(prog="python -m unified_dialogue.environment", description=__doc__.split("\n\n")[0],
+                                   allow_abbrev=False)
     made.add_argument("--base-url", required=True, help="the endpoint's base URL (…/v1), where /chat/completions lies")
     made.add_argument("--model", required=True, help="the model name the endpoint serves")
     made.add_argument("--split", required=True, help="train, validation or test")
@@ -47,7 +52,7 @@ def parser():
     made.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default: 0)")
     made.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one answer (default: 120)")
     made.add_argument("--seed", type=int, help="the sampling seed sent with each request (default: none)")
-    made.add_argument("--api-key-env", default="OPENAI_API_KEY", help="the environment variable holding the key")
+    made.add_argument("--api-key-env", default=KEY_VARIABLE, help="the environment variable holding the key")
     user = made.add_argument_group("the simulated user (--mode simulated)")
     user.add_argument("--user-base-url", help="the user model's endpoint (…/v1)")
     user.add_argument("--user-model", help="the model name the user's endpoint serves")
@@ -56,18 +61,17 @@ def parser():
     user.add_argument("--max-user-turns", type=int, default=30,
                       help="turns the user speaks at most; reaching them fails the episode (default: 30)")
     user.add_argument("--user-instruction", help="the instruction of its system message (default: user-chat's)")
-    user.add_argument("--user-api-key-env", default="OPENAI_API_KEY",
+    user.add_argument("--user-api-key-env", default=KEY_VARIABLE,
                       help="the environment variable holding its key")
     made.add_argument("--summary", help="also write the summary to this JSON file")
-    made.add_argument("--data-dir", help="a local copy of SGD in the upstream layout (default: download)")
-    made.add_argument("--checksums", help="a checksum table of the copy")
-    made.add_argument("--cache-dir", help="the datasets cache")
-    made.add_argument("--no-checks", action="store_true", help="a partial copy: no verification")
-    return made
+    return add_copy_flags(made)
 
 
 def checked(args):
     """The arguments' mistakes, before any work: one ConfigError naming the flag."""
+    from .splits import checked as checked_choices
+
+    checked_choices(args.split, args.mode, args.variant)
     for flag, given in (("--base-url", args.base_url), ("--user-base-url", args.user_base_url)):
         url = urlparse(given or "")
         if given is not None and (url.scheme not in ("http", "https") or not url.netloc):
@@ -82,10 +86,23 @@ def checked(args):
                                ("--max-steps", args.max_steps, 1), ("--max-user-turns", args.max_user_turns, 1)):
         if value is not None and value < least:
             raise ConfigError(f"{flag} {value}: give a number of at least {least}")
+    for flag, value in (("--temperature", args.temperature), ("--user-temperature", args.user_temperature)):
+        if value < 0:
+            raise ConfigError(f"{flag} {value}: give a temperature of at least 0 (0: the most likely answer)")
+    for flag, value in (("--model", args.model), ("--user-model", args.user_model)):
+        if value is not None and not value.strip():
+            raise ConfigError(f"{flag}: give the name of a model the endpoint serves, not an empty one")
     if args.timeout <= 0:
         raise ConfigError(f"--timeout {args.timeout}: give a number of seconds above 0")
-    if args.data_dir and not os.path.isdir(args.data_dir):
-        raise ConfigError(f"--data-dir {args.data_dir}: no such folder")
+    for flag, variable in (("--api-key-env", args.api_key_env), ("--user-api-key-env", args.user_api_key_env)):
+        if variable != KEY_VARIABLE and variable not in os.environ:
+            raise ConfigError(f"{flag} {variable}: no such environment variable; export it with the endpoint's key, "
+                              f"or leave the flag out for an endpoint without one")
+    if args.user_instruction is not None and not any(mark in args.user_instruction
+                                                     for mark in (STOP_PLACEHOLDER, STOP)):
+        sys.stderr.write(f"warning: --user-instruction has neither {STOP_PLACEHOLDER} nor {STOP}: the simulated user "
+                         f"is not told how to end the conversation, and an episode it never ends fails at "
+                         f"--max-user-turns\n")
     inputs = [args.data_dir, args.checksums]
     check_output(args.out, "--out", inputs)
     if args.summary:
@@ -102,24 +119,25 @@ def main(argv=None):
         from .splits import prepare
 
         checked(args)
-        options = {name: getattr(args, name) for name in ("data_dir", "checksums", "cache_dir")
-                   if getattr(args, name)}
-        if args.no_checks:
-            options["verification_mode"] = "no_checks"
-        progress(False)
-        ready = prepare(args.split, mode=args.mode, variant=args.variant, **options)
-        unseen = unseen_services(ready, args.variant, options)
+        options = copy_options(args)
         endpoint = Endpoint(args.base_url, args.model, os.environ.get(args.api_key_env), args.temperature,
-                            args.timeout, args.seed)
+                            args.timeout, args.seed, AGENT)
         user_model = None
         if args.mode == "simulated":
             user_model = UserModel(Endpoint(args.user_base_url, args.user_model, os.environ.get(args.user_api_key_env),
-                                            args.user_temperature, args.timeout, args.user_seed),
+                                            args.user_temperature, args.timeout, args.user_seed, USER),
                                    args.max_user_turns, args.user_instruction)
+        finished(args.out, run_header(endpoint, args.split, args.mode, args.max_steps, args.variant, user_model))
+        for served in filter(None, (endpoint, user_model and user_model.endpoint)):
+            served.reachable()  # before the split is built: a server that is down is found at once
+        progress(False)
+        ready = prepare(args.split, mode=args.mode, variant=args.variant, **options)
+        unseen = unseen_services(ready, args.variant, options)
         terminal = sys.stderr.isatty()
         result = evaluate(endpoint, ready, args.out, unseen=unseen, limit=args.limit, concurrency=args.concurrency,
                           max_steps=args.max_steps, variant=args.variant, progress=show if terminal else None,
-                          user_model=user_model)
+                          user_model=user_model, warn=lambda line: sys.stderr.write(("\n" if terminal else "") + line
+                                                                                    + "\n"))
         if terminal:
             sys.stderr.write("\n")
         text = json.dumps(result, indent=2, ensure_ascii=False)
@@ -132,7 +150,11 @@ def main(argv=None):
         return run_command(parser(), work, argv, flag_hints=True)
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted: the episodes written are kept; run the same command again to resume\n")
-        return 130
+        sys.stderr.flush()
+        sys.stdout.flush()
+        # Now, not after the requests still waiting for an answer (up to --timeout each):
+        # nothing of theirs would be written.
+        os._exit(130)
 
 
 def unseen_services(ready, variant, options):

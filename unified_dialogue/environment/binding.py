@@ -36,6 +36,8 @@ from .tickets import SPOKEN, user_text
 from .user import UserModel
 
 NOT_BEGUN = "the episode has not begun: reset() comes first"
+# The columns of an ``episodes`` row that ``reset`` reads.
+RESET_COLUMNS = ("dialogue_id", "services", "mode", "user_turns", "goal", "outcome")
 # The words get_json_schema takes for the start of a docstring section, anywhere in a line.
 SECTIONS = re.compile(r"(Args|Returns|Raises):")
 CHOICES = re.compile(r"\(choices:.*\)\s*$", re.IGNORECASE)
@@ -116,7 +118,10 @@ def send_message_to_user(self, message: str):
 class Environment:
     """The base of every environment class: ``reset(**row)`` begins an episode of an
     ``episodes`` row (in ``simulated`` mode it returns the simulated user's first turn,
-    which TRL appends to the row's empty first user message)."""
+    which TRL appends to the row's empty first user message). It raises ConfigError for a
+    row that is no episode of the class (a column left out, other services, another mode)
+    and where the database file is not there: TRL would show a tool's error to the model
+    and train on."""
 
     _services = None
     _factory = None
@@ -126,6 +131,7 @@ class Environment:
         self._episode = None
 
     def reset(self, **row):
+        self._check(row)
         user = None
         if self._factory.mode == "simulated":
             schemas = {schema["service_name"]: schema for schema in self._services.schemas}
@@ -138,6 +144,19 @@ class Environment:
 
     def __reduce__(self):
         return restore, (self._factory, self._episode)
+
+    def _check(self, row):
+        """Raise ConfigError unless ``row`` is an ``episodes`` row of this environment's
+        services and mode (TRL would otherwise train on a silent mismatch)."""
+        missing = [column for column in RESET_COLUMNS if column not in row]
+        if missing:
+            raise ConfigError(f"reset(): the row has no {', '.join(missing)}: give the trainer the rows "
+                              f"environment.trl(...) returns with all their columns (no select_columns)")
+        names = [schema["service_name"] for schema in self._services.schemas]
+        if environment_name(row["services"]) != environment_name(names) or row["mode"] != self._factory.mode:
+            raise ConfigError(f"reset(): the row {row['dialogue_id']} is an episode of {row['services']} in mode "
+                              f"{row['mode']!r}, this environment of {names} in mode {self._factory.mode!r}: pass "
+                              f"the whole dict of factories that environment.trl(...) returns with its rows")
 
 
 class RewardedEnvironment(Environment):
@@ -284,13 +303,17 @@ def trl(split, *, mode="ticket", variant=None, get_reward=False, user=None, **lo
         ``Trl(train_dataset, environment_factory)``.
 
     Raises:
-        ConfigError: an unknown mode, split, variant or option, before anything is built.
+        ConfigError: an unknown mode, split, variant or option, or a ``user`` that is no
+            ``UserModel``, before anything is built.
 
     Example:
         >>> rows, factories = trl("train", data_dir="path/to/sgd")
         >>> GRPOTrainer(model=..., train_dataset=rows, environment_factory=factories,
         ...             reward_funcs=reward_function(), args=GRPOConfig(...))
     """
+    if user is not None and not callable(getattr(user, "user_of", None)):
+        raise ConfigError(f"user=: give the user's model as UserModel(Endpoint(base_url, model)), not "
+                          f"{type(user).__name__} {user!r}")
     if (mode == "simulated") != (user is not None):
         raise ConfigError("mode 'simulated' plays against a user model: give user=UserModel(Endpoint(...))"
                           if user is None else f"user=: a user model plays only in mode 'simulated', not {mode!r}")

@@ -15,9 +15,11 @@ the conversation with the stop marker or at its most turns.
 agent's final answer (which the episode does not see) is what the user is told.
 """
 
+import os
 from collections import Counter
 
 from ..chat.agent import dumps
+from ..core.errors import ConfigError
 from . import database
 from .database import pairs_dict
 from .services import Services
@@ -40,6 +42,9 @@ class Episode:
             ``user_turns`` and ``outcome``).
         user: in ``simulated`` mode, the ``user.SimulatedUser`` (after its opening turn).
 
+    Raises:
+        ConfigError: the database file is not there.
+
     Example:
         >>> episode = Episode(Services(schemas), path, row)
         >>> episode.call("Restaurants_1__FindRestaurants", {"city": "San Jose", "cuisine": "Italian"})
@@ -47,6 +52,9 @@ class Episode:
     """
 
     def __init__(self, services, path, row, user=None):
+        if not os.path.isfile(path):  # else each call would answer an error, a run learning nothing
+            raise ConfigError(f"the database file {path} is not there (a cache cleared?): build it again with "
+                              f"environment.trl(...) or environment.splits.database_file(...)")
         self.services = services
         self.user = user
         self.path = path

@@ -66,14 +66,23 @@ class Split:
         return Services(self.schemas[name] for name in names)
 
 
+def checked(split, mode, variant=None):
+    """Raise ConfigError for a split, mode or variant the environment does not have,
+    before anything is built."""
+    checked_mode(mode)
+    sgd = registry.get("sgd")
+    if split not in sgd.splits:
+        raise ConfigError(f"split {split!r}: the environment plays one split of SGD at a time, one of "
+                          f"{', '.join(sgd.splits)}")
+    if variant is not None and variant not in sgd.variants:
+        raise ConfigError(f"variant {variant!r}: the environment plays SGD's own names (no variant) or an SGD-X "
+                          f"variant's, one of {', '.join(sgd.variants)}")
+
+
 def prepare(split, *, mode="ticket", variant=None, instruction=None, **load_options):
     """``Split`` of ``split`` in ``mode`` (see ``database_file`` for the arguments; the
     ``episodes`` config's own options ``mode`` and ``instruction``)."""
-    checked_mode(mode)
-    known = registry.get("sgd").splits
-    if split not in known:
-        raise ConfigError(f"split {split!r}: the environment plays one split of SGD at a time, one of "
-                          f"{', '.join(known)}")
+    checked(split, mode, variant)
     variant_option = {"variant": variant} if variant else {}
     episodes = load("sgd", "episodes", split=split, mode=mode, instruction=instruction, **variant_option,
                     **load_options)

@@ -17,6 +17,7 @@ from datasets.utils.info_utils import VerificationMode
 from .. import registry
 from ..api import LOAD_PARAMETERS, NOT_STREAMED, check_split, checked_verification_mode, config_of, corpus_of
 from ..core.errors import ConfigError, close_match
+from ..core.options import corpus_declarations
 from ..scoring.configs import CONFIGS
 
 # lm-eval merges the model's arguments into the run's metadata: names that ``load`` takes
@@ -104,7 +105,7 @@ def check(metadata, split):
         raise MetadataError("verification_mode", str(error).removeprefix("the task: "),
                             {"verification_mode": close_match(str(mode), modes) or "no_checks"}) from None
     builder = registry.builder_class(corpus)
-    for option in (*builder.corpus_declarations(), *config_of(corpus, metadata["config"]).options):
+    for option in (*corpus_declarations(builder), *config_of(corpus, metadata["config"]).options):
         value = given(metadata, option.name, corpus.name)
         if value is not None and option.name not in MODEL_ARGUMENTS:
             try:

@@ -1,13 +1,14 @@
 """The lm-eval task of a config on every variant of its corpus at once (SGD-X's five schema
 wordings), so that SGD-X's own metric, schema sensitivity (``scoring.sgdx``), is in a run's
 results: lm-eval's group aggregation only averages one number per task, and schema
-sensitivity needs each turn's value under every variant.
+sensitivity needs each frame's value under every variant.
 
 Each row is there once per variant (a ``variant`` column added), a turn's variants next to
 one another, so that ``--limit N`` takes whole turns. The outputs are scored as the scoring
 command's ``--variant-predictions`` scores them (``scoring.sgdx.score_variants``, on the
 rows answered): for each headline metric its mean over the variants and its schema
-sensitivity, joint goal accuracy under each variant, and the unreadable answers of all.
+sensitivity, joint goal accuracy's schema sensitivity on the seen and the unseen services
+and its value under each variant, and the unreadable answers of all.
 """
 
 from dataclasses import dataclass
@@ -18,10 +19,11 @@ from ..api import corpus_of, load
 from ..core.errors import ConfigError
 from ..core.sources import called_from
 from ..scoring.configs import Metric
-from ..scoring.sgdx import score_variants
+from ..scoring.sgdx import GROUPS, score_variants
 from .task import DialogueTask, load_arguments, reported
 
-# The metric given under each variant too (the SGD-X paper's table).
+# The metric given under each variant, and its schema sensitivity on the seen and on the
+# unseen services too (as the reference implementations report joint goal accuracy's).
 PER_VARIANT = "joint_goal_accuracy"
 
 
@@ -58,12 +60,17 @@ class Malformed:
 
 def metrics(declaration, corpus, split, common):
     """What the task reports: for each headline metric its mean over the variants
-    (``<metric>``) and its schema sensitivity (``schema_sensitivity_<metric>``, lower is
-    better), ``joint_goal_accuracy_<variant>``, and ``malformed``."""
+    (``<metric>``) and its schema sensitivity on all frames (``schema_sensitivity_<metric>``,
+    lower is better); joint goal accuracy's schema sensitivity on the seen and on the
+    unseen services' frames (``schema_sensitivity_joint_goal_accuracy_seen``, ``_unseen``:
+    nan where the rows scored lack either) and under each variant
+    (``joint_goal_accuracy_<variant>``); and ``malformed``."""
     headline = [metric for metric in reported(declaration, corpus, split, common) if metric.higher_is_better]
     return ([Metric(metric.name, ("mean", metric.name)) for metric in headline]
             + [Metric(f"schema_sensitivity_{metric.name}", ("schema_sensitivity", metric.name, "value"), False)
                for metric in headline]
+            + [Metric(f"schema_sensitivity_{PER_VARIANT}_{group}", ("schema_sensitivity", PER_VARIANT, group, "value"),
+                      False) for group in GROUPS]
             + [Metric(f"{PER_VARIANT}_{variant}", ("variants", variant) + declaration.metric(PER_VARIANT).path)
                for variant in variants_of(corpus)]
             + [Malformed()])

@@ -70,8 +70,8 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
         joint_acc_across_turn: joint accuracies across the services of a turn.
         allow_missing: score a row without a prediction as an empty frame instead of failing.
         per_row: add ``"per_row"``: each row's scores (``row_scores``) in the rows' order,
-            ``{"id", <metric>: value, ..., "frames": 1, "malformed", "missing", "problems"}``
-            (``rows.row_record``); not with ``joint_acc_across_turn``,
+            ``{"id", <metric>: value, ..., "frames": 1, "per_frame", "malformed", "missing",
+            "problems"}`` (``rows.row_record``, ``with_frame``); not with ``joint_acc_across_turn``,
             whose joint accuracies belong to a turn, not to one of its frames.
 
     Returns:
@@ -150,7 +150,17 @@ def score_d3st(predictions, rows, *, use_fuzzy_match=True, joint_acc_across_turn
                    frames_not_predicted=not_predicted, missing=len(pairs.absent), missing_ids=pairs.absent)
     if per_row:
         absent = set(pairs.absent)
-        metrics["per_row"] = [row_record(row["id"], row_scores(text, row, use_fuzzy_match=use_fuzzy_match)[0],
-                                         problems_of.get(row["id"], []), row["id"] in absent)
-                              for row, text in pairs]
+        metrics["per_row"] = [
+            row_record(row["id"], with_frame(row_scores(text, row, use_fuzzy_match=use_fuzzy_match)[0],
+                                             row["frame"]["service"], row.get("unseen") is False),
+                       problems_of.get(row["id"], []), row["id"] in absent)
+            for row, text in pairs]
     return metrics
+
+
+def with_frame(values, service, seen):
+    """A row's per-row ``values`` with ``per_frame``, its one frame's scores with the frame's
+    service and whether the train schema has it, as ``score_dst``'s records give each frame
+    of a turn (what ``scoring.sgdx`` reads of either)."""
+    scores = {metric: value for metric, value in values.items() if metric not in ("frames", "weights")}
+    return {**values, "per_frame": [{"service": service, "seen": seen, **scores}]}

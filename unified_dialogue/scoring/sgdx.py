@@ -1,92 +1,100 @@
 """SGD-X's own metric, schema sensitivity (Lee et al., 2022, "SGD-X: A Benchmark for Robust
-Generalization in Schema-Guided Dialogue Systems", AAAI): how much a tracker's per-turn
-metric varies when only the wording of the schemas changes, across SGD-X's five variants.
+Generalization in Schema-Guided Dialogue Systems", AAAI): how much a tracker's metric on a
+frame varies when only the wording of the schemas changes, across SGD-X's five variants.
 
-For a metric (joint goal accuracy first), each turn has one value per variant, the value the
-scorer's per-row function gives it (``--per-row``); the turn's coefficient of variation is
-their standard deviation over their mean, and the schema sensitivity is the mean of the
-turns' coefficients: 0 for a tracker that gives every turn the same value under every
-variant. The standard deviation is the sample one (K − 1 in its denominator, K the number of
-variants), and a turn whose mean is 0 (wrong under every variant: its coefficient is
-undefined) is left out and counted; docs/scoring.md says where these two choices come from.
-
-A turn's value is its row's for ``dst-chat`` (a turn, its frames averaged) and the mean of
-its frames' rows for ``d3st`` (a row per frame), weighted as the per-row records say
-(``weights``), so that a turn counts once in either.
+It is computed as the public implementations of it compute it (``compute_sgd_x_metrics.py``
+of ``alexcoca/robust-dst-v2`` and of ``apple-aiml-research/ml-pytod``; docs/scoring.md says
+what was checked, and to which digit). The unit is a frame of a user turn, a turn's frame of
+one service, with the metric's value the DSTC8 evaluator writes into that frame (the
+per-row records' ``per_frame``, ``scoring.dst.score_dst``): a ``dst-chat`` row gives its
+turn's frames, a ``d3st`` row its one frame. A frame's coefficient of variation is the
+standard deviation of its values under the K variants over their mean, the sample one (K − 1
+in its denominator); the schema sensitivity is the mean of the frames' coefficients, a frame
+whose mean is 0 (wrong under every variant: 0 / 0) left out. It is given for all frames and,
+where the frames scored have both, for the seen and the unseen services' alone (a service of
+the train schema or not). Numpy computes it in the references' order of operations, so that
+the figures are theirs to the last digit.
 """
 
-import math
+import numpy as np
 
 from .configs import scored
 
-# The configs with a per-turn DST metric, and the turn of one of their row ids
-# (``<corpus>/<split>/<dialogue>/<turn>``, D3ST's with ``/<frame>`` after it).
-TURN_OF = {"dst-chat": lambda identifier: identifier, "d3st": lambda identifier: identifier.rsplit("/", 1)[0]}
-# The population of the variants' values is the five variants themselves, but the paper's
-# coefficient takes them as a sample: the sample standard deviation (see the docstring).
+# The configs with per-frame DST metrics (their per-row records give ``per_frame``).
+CONFIGS = ("dst-chat", "d3st")
+# The variants' values are taken as a sample: the standard deviation's denominator is K - 1.
 DDOF = 1
+# The groups of frames given besides all of them: the train schema has their service or not.
+GROUPS = {"seen": True, "unseen": False}
 
 
-def turn_values(records, metric, turn_of):
-    """``{turn: value}`` of ``metric`` from per-row records (``rows.row_record``): the
-    weighted mean of the turn's records that give it a value (None where none does)."""
-    sums = {}
-    for record in records:
-        value, weight = record.get(metric), record.get("weights", {}).get(metric, record.get("frames", 1))
-        total = sums.setdefault(turn_of(record["id"]), [0.0, 0])
-        if value is not None and weight:
-            total[0] += value * weight
-            total[1] += weight
-    return {turn: total / count if count else None for turn, (total, count) in sums.items()}
+def frame_values(records, metric):
+    """``{(row id, position): (value, seen)}`` of ``metric`` for each frame of per-row
+    records (their ``per_frame``), in the records' order; the value None where the metric
+    has none on the frame (an average accuracy on a frame whose reference fills no slot)."""
+    return {(record["id"], position): (frame.get(metric), frame["seen"])
+            for record in records for position, frame in enumerate(record["per_frame"])}
 
 
-def coefficient_of_variation(values):
-    """The standard deviation of ``values`` over their mean (``DDOF``); None where the mean
-    is 0, as the coefficient is then undefined.
+def coefficients_of_variation(values):
+    """Each frame's coefficient of variation: ``values``, variants × frames, gives a
+    frame's values in its column; NaN where the frame's mean is 0.
 
     Example:
-        >>> coefficient_of_variation([1.0, 1.0, 0.0, 1.0, 1.0])
-        0.5590169943749475
+        >>> coefficients_of_variation([[1.0, 0.0], [1.0, 0.0], [0.0, 0.0], [1.0, 0.0], [1.0, 0.0]]).tolist()
+        [0.5590169943749473, nan]
     """
-    mean = sum(values) / len(values)
-    if mean == 0:
-        return None
-    variance = sum((value - mean) ** 2 for value in values) / (len(values) - DDOF)
-    return math.sqrt(variance) / mean
+    values = np.asarray(values, dtype=float)
+    mean = np.mean(values, axis=0)
+    deviation = np.sqrt(np.sum((values - mean) ** 2, axis=0) / (values.shape[0] - DDOF))
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0 / 0 is the frame left out
+        return deviation / mean
 
 
-def schema_sensitivity(records_by_variant, metric, turn_of):
-    """The schema sensitivity of ``metric``: ``{"value", "turns", "turns_mean_zero",
-    "turns_without_value"}``.
+def sensitivity(values):
+    """``{"value", "frames", "frames_mean_zero"}`` of variants × frames ``values``: the mean
+    of the frames' coefficients of variation (None where no frame has one), the frames it
+    averages and those left out, their mean 0."""
+    coefficients = coefficients_of_variation(values) if len(values[0]) else np.array([])
+    undefined = int(np.isnan(coefficients).sum())
+    frames = len(coefficients) - undefined
+    return {"value": float(np.nanmean(coefficients)) if frames else None, "frames": frames,
+            "frames_mean_zero": undefined}
+
+
+def schema_sensitivity(records_by_variant, metric):
+    """The schema sensitivity of ``metric`` on the frames of the same rows predicted under
+    each variant.
 
     Args:
-        records_by_variant: ``{variant: per-row records}``, the same rows predicted under
-            each variant (a turn is counted where every variant has a record of it).
-        metric: a per-row metric (``joint_goal_accuracy``).
-        turn_of: the turn of a row id (``TURN_OF``).
+        records_by_variant: ``{variant: per-row records}`` (each record's ``per_frame``); a
+            frame counts where every variant has a record of its row.
+        metric: a per-frame metric (``joint_goal_accuracy``).
 
     Returns:
-        ``value``: the mean over the turns of the coefficient of variation of the turn's
-        values (None where no turn has one); ``turns``: the turns averaged; ``turns_mean_zero``:
-        turns left out, their mean 0 under every variant; ``turns_without_value``: turns left
-        out, the metric without a value under some variant (an average accuracy on a turn
-        whose reference fills no slot).
+        ``sensitivity`` of all frames (``value``, ``frames``, ``frames_mean_zero``) with
+        ``frames_without_value``, the frames left out as the metric has no value on them
+        under some variant; where the frames have both seen and unseen services, ``seen``
+        and ``unseen``: ``sensitivity`` of theirs alone.
+
+    Example:
+        >>> records = {v: [{"id": "a", "per_frame": [{"seen": True, "jga": x}]}, {"id": "b", "per_frame": [
+        ...     {"seen": False, "jga": 1.0}]}] for v, x in zip("12345", [1.0, 1.0, 0.0, 1.0, 1.0])}
+        >>> schema_sensitivity(records, "jga")["seen"]
+        {'value': 0.5590169943749473, 'frames': 1, 'frames_mean_zero': 0}
     """
-    by_variant = [turn_values(records, metric, turn_of) for records in records_by_variant.values()]
-    common = set.intersection(*(set(values) for values in by_variant))
-    coefficients, zero, without = [], 0, 0
-    for turn in sorted(common):
-        values = [values[turn] for values in by_variant]
-        if any(value is None for value in values):
-            without += 1
-            continue
-        coefficient = coefficient_of_variation(values)
-        if coefficient is None:
-            zero += 1
-        else:
-            coefficients.append(coefficient)
-    return {"value": sum(coefficients) / len(coefficients) if coefficients else None, "turns": len(coefficients),
-            "turns_mean_zero": zero, "turns_without_value": without}
+    by_variant = [frame_values(records, metric) for records in records_by_variant.values()]
+    common = [frame for frame in by_variant[0] if all(frame in values for values in by_variant[1:])]
+    given = [frame for frame in common if all(values[frame][0] is not None for values in by_variant)]
+    seen = {frame: by_variant[0][frame][1] for frame in given}
+
+    def of(frames):
+        return sensitivity([[values[frame][0] for frame in frames] for values in by_variant])
+
+    result = {**of(given), "frames_without_value": len(common) - len(given)}
+    if len(set(seen.values())) == 2:
+        result.update({group: of([frame for frame in given if seen[frame] == flag]) for group, flag in GROUPS.items()})
+    return result
 
 
 def score_variants(corpus, config, split, predictions_by_variant, **arguments):
@@ -95,7 +103,7 @@ def score_variants(corpus, config, split, predictions_by_variant, **arguments):
 
     Args:
         corpus: the corpus (``sgd``); its variants (``Corpus.variants``) must each be given.
-        config: ``dst-chat`` or ``d3st`` (``TURN_OF``).
+        config: ``dst-chat`` or ``d3st`` (``CONFIGS``).
         split: the split predicted.
         predictions_by_variant: ``{variant: {id: text} or a predictions file's path}``.
         **arguments: what ``scoring.score`` takes besides (``data_dir``, ``load_options``,
@@ -106,15 +114,15 @@ def score_variants(corpus, config, split, predictions_by_variant, **arguments):
         "schema_sensitivity": {metric: schema_sensitivity(...)}}``.
 
     Raises:
-        ConfigError for a config without per-turn metrics or variants the corpus lacks or
+        ConfigError for a config without per-frame metrics or variants the corpus lacks or
         misses; what ``scoring.score`` raises.
     """
     from . import score
     from ..api import corpus_of
     from ..core.errors import ConfigError
 
-    if config not in TURN_OF:
-        raise ConfigError(f"schema sensitivity is of a per-turn DST metric: --config {' or '.join(TURN_OF)}, "
+    if config not in CONFIGS:
+        raise ConfigError(f"schema sensitivity is of a per-frame DST metric: --config {' or '.join(CONFIGS)}, "
                           f"not {config}")
     declared = corpus_of(corpus).variants
     unknown = sorted(set(predictions_by_variant) - set(declared))
@@ -136,5 +144,4 @@ def score_variants(corpus, config, split, predictions_by_variant, **arguments):
     means = {metric.name: sum(metric.of(metrics) for metrics in variants.values()) / len(variants)
              for metric in headline}
     return {"variants": variants, "mean": means,
-            "schema_sensitivity": {metric.name: schema_sensitivity(records, metric.name, TURN_OF[config])
-                                   for metric in headline}}
+            "schema_sensitivity": {metric.name: schema_sensitivity(records, metric.name) for metric in headline}}

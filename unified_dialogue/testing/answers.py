@@ -48,15 +48,18 @@ def has_prompt(row_or_features):
 
 
 def check_config(corpus, config):
-    """Raise ConfigError where the config's rows have no conversation to answer (an
-    unknown corpus or config is left to ``load`` to name)."""
+    """Raise ConfigError where the config's rows have no conversation to answer, or no
+    completion to answer it with (``episodes``: an agent plays them); an unknown corpus or
+    config is left to ``load`` to name."""
     try:
         features = registry.get(corpus).config(config).features
     except (KeyError, ValueError):
         return
-    if not has_prompt(features):
-        raise ConfigError(f"--config {config}: its rows have no prompt messages; the stand-in server answers "
-                          f"the chat configs (dst-chat, agent-call-chat, ...) and d3st")
+    lacks = "prompt messages" if not has_prompt(features) else \
+        "completion to answer with" if "prompt" in features and "completion" not in features else None
+    if lacks:
+        raise ConfigError(f"--config {config}: its rows have no {lacks}; the stand-in server answers the chat "
+                          f"configs (dst-chat, agent-call-chat, ...) and d3st")
 
 
 def normal_message(message):

@@ -9,7 +9,7 @@
   values, any other value gets `` (changed)`` appended).
 
     python -m unified_dialogue.tools.environment_check --data-dir path/to/sgd [--split train]
-        [--variant v1] [--no-checks] [--examples 3]
+        [--variant v1] [--no-verify] [--examples 3]
 
 Prints a JSON report of the counts per split and mode, with the first dialogues that fail
 each check; exits 1 where one fails.
@@ -21,7 +21,7 @@ import json
 import sys
 
 from unified_dialogue import load
-from unified_dialogue.cli import run_command
+from unified_dialogue.cli import add_copy_flags, copy_options, run_command
 from unified_dialogue.environment import gold, reward, splits
 from unified_dialogue.environment.episode import Episode
 # The modes the gold agent plays alone (a simulated user is a model: tools.user_check plays
@@ -97,21 +97,13 @@ def ok(passed, failures, row):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m unified_dialogue.tools.environment_check",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", required=True, help="a local copy of SGD in the upstream layout")
+    add_copy_flags(parser)
     parser.add_argument("--split", action="append", help="a split to check (default: every split of the copy)")
     parser.add_argument("--variant", help="an SGD-X variant, v1 … v5")
-    parser.add_argument("--checksums", help="a checksum table of the copy")
-    parser.add_argument("--cache-dir", help="the datasets cache")
-    parser.add_argument("--no-checks", action="store_true", help="a partial copy: no verification")
     parser.add_argument("--examples", type=int, default=3, help="failing dialogues listed per check")
 
     def run(args):
-        options = {"data_dir": args.data_dir}
-        for name in ("variant", "checksums", "cache_dir"):
-            if getattr(args, name):
-                options[name] = getattr(args, name)
-        if args.no_checks:
-            options["verification_mode"] = "no_checks"
+        options = {**copy_options(args), **({"variant": args.variant} if args.variant else {})}
         names = args.split or list(load("sgd", "schema", **options))
         report = {split: {mode: check_split(split, mode, options, args.examples) for mode in MODES}
                   for split in names}

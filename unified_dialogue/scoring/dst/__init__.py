@@ -407,7 +407,9 @@ def score_dst(predictions, references, schemas, train_schemas, *, use_fuzzy_matc
             (MultiWOZ-style).
         per_row: add ``"per_row"``: one record per predicted turn, in scoring order, with
             its ``dialogue_id``, ``turn_index`` and the reference row's ``id`` (where it has
-            one), then ``row_values``.
+            one), then ``row_values`` and ``per_frame``: each reference frame's own scores,
+            ``{"service", "seen", <metric>: value or None}`` (``frame_scores``; what the
+            evaluator writes into each frame), in the reference's frame order.
 
     Returns:
         ``{group: {metric: value}}``, the dict the command writes as JSON; the groups are
@@ -426,15 +428,17 @@ def score_dst(predictions, references, schemas, train_schemas, *, use_fuzzy_matc
         {'active_intent_accuracy': 0.93, ..., 'joint_goal_accuracy': 0.71, ...}
     """
     references = list(references) if per_row else references
-    scored = [] if per_row else None
-    metrics = aggregate(row_turns(predictions, references), service_slots(schemas), service_names(train_schemas),
-                        use_fuzzy_match, joint_acc_across_turn, scored)
+    scored, seen = [] if per_row else None, service_names(train_schemas)
+    metrics = aggregate(row_turns(predictions, references), service_slots(schemas), seen, use_fuzzy_match,
+                        joint_acc_across_turn, scored)
     if per_row:
         ids = {(row["dialogue_id"], row["turn_index"]): row.get("id") for row in references}
         metrics["per_row"] = records = []
         for turn, frames in scored:
             key = (turn.dialogue_id, turn.turn_index)
             record = {"id": ids[key]} if ids.get(key) is not None else {}
-            record.update(dialogue_id=key[0], turn_index=key[1], **row_values(frames, joint_acc_across_turn))
+            record.update(dialogue_id=key[0], turn_index=key[1], **row_values(frames, joint_acc_across_turn),
+                          per_frame=[{"service": service, "seen": service in seen, **scores}
+                                     for service, scores in frames])
             records.append(record)
     return metrics
