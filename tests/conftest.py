@@ -69,3 +69,10 @@ def build(tmp_path_factory):
         return build_once(tmp_path_factory, corpus, fixture_dir(corpus), checksums(corpus), config, **kwargs)
 
     return _build
+
+
+@pytest.fixture(scope="session")
+def dst_chat_gold(build):
+    """``{id: gold text}`` of the SGD fixtures' ``dst-chat`` validation rows: a predictions
+    file that scores 1.0 everywhere."""
+    return {r["id"]: r["completion"][0]["content"] for r in build("sgd", "dst-chat")["validation"]}

@@ -132,3 +132,23 @@ def test_a_build_without_checks_in_an_output_dir_is_not_reused_with_checks(tmp_p
     assert (tmp_path / "out" / "built-without-checks").exists()
     prepare()
     assert not (tmp_path / "out" / "built-without-checks").exists()
+
+
+@pytest.mark.parametrize("option, value, words", [
+    ("verify", "false", "option verify takes a bool, not 'false'"),  # the checks would stay on
+    ("download_timeout", "60", "option download_timeout takes a float, not '60'"),
+    ("variant", "v6", "option variant takes one of 'v1', 'v2', 'v3', 'v4', 'v5', not 'v6'"),
+    ("verification_mode", "no_check", "verification_mode 'no_check' is none of all_checks, basic_checks, no_checks: "
+                                      "did you mean 'no_checks'\\? \\(a partial or changed copy: verify=False\\)"),
+])
+def test_a_value_a_corpus_option_cannot_take_is_named_before_anything_is_built(tmp_path, option, value, words):
+    with pytest.raises(ConfigError, match=words):
+        fixture_load(tmp_path, split="test", **{option: value})
+    assert not (tmp_path / "sgd").exists()
+
+
+def test_a_path_may_be_a_pathlike(tmp_path):
+    from pathlib import Path
+
+    assert load("sgd", split="test", data_dir=fixture_dir("sgd"), checksums=Path(checksums("sgd")),
+                cache_dir=str(tmp_path)).num_rows > 0

@@ -24,11 +24,6 @@ def cache(tmp_path_factory):
     return str(tmp_path_factory.mktemp("cache"))
 
 
-@pytest.fixture(scope="module")
-def gold(build):
-    return {r["id"]: r["completion"][0]["content"] for r in build("sgd", "dst-chat")["validation"]}
-
-
 def run(*args):
     return subprocess.run([*args], capture_output=True, text=True, timeout=600)
 
@@ -54,8 +49,8 @@ def files_of(folder):
 
 # ---------------------------------------------------------------- mistakes
 
-def test_a_split_the_corpus_lacks_lists_its_splits(tmp_path, gold):
-    predictions = write_predictions(tmp_path / "p.jsonl", gold)
+def test_a_split_the_corpus_lacks_lists_its_splits(tmp_path, dst_chat_gold):
+    predictions = write_predictions(tmp_path / "p.jsonl", dst_chat_gold)
     fresh = tmp_path / "cache"
     done = scoring(str(fresh), predictions, split="dev")
     one_line_error(done, "--split 'dev'", "train, validation, test")
@@ -63,8 +58,8 @@ def test_a_split_the_corpus_lacks_lists_its_splits(tmp_path, gold):
 
 
 @pytest.mark.parametrize("where", ["missing-folder", "a-folder", "the-predictions", "a-checksum-table"])
-def test_an_output_that_cannot_or_must_not_be_written_is_refused_before_the_work(tmp_path, gold, where):
-    predictions = write_predictions(tmp_path / "p.jsonl", gold)
+def test_an_output_that_cannot_or_must_not_be_written_is_refused_before_the_work(tmp_path, dst_chat_gold, where):
+    predictions = write_predictions(tmp_path / "p.jsonl", dst_chat_gold)
     table = tmp_path / "table.tsv"
     shutil.copy(checksums("sgd"), table)
     output = {"missing-folder": tmp_path / "nowhere" / "m.json", "a-folder": tmp_path,
@@ -78,10 +73,10 @@ def test_an_output_that_cannot_or_must_not_be_written_is_refused_before_the_work
     assert files_of(tmp_path) == before and not fresh.exists()
 
 
-def test_an_output_onto_a_file_of_the_local_copy_is_refused(tmp_path, cache, gold):
+def test_an_output_onto_a_file_of_the_local_copy_is_refused(tmp_path, cache, dst_chat_gold):
     copy = tmp_path / "copy"
     shutil.copytree(fixture_dir("sgd"), copy)
-    predictions = write_predictions(tmp_path / "p.jsonl", gold)
+    predictions = write_predictions(tmp_path / "p.jsonl", dst_chat_gold)
     before = files_of(copy)
     done = run(*SCORING, "--corpus", "sgd", "--config", "dst-chat", "--split", "validation", "--data-dir",
                str(copy), "--checksums", checksums("sgd"), "--cache-dir", cache, "--predictions", str(predictions),
@@ -90,17 +85,18 @@ def test_an_output_onto_a_file_of_the_local_copy_is_refused(tmp_path, cache, gol
     assert files_of(copy) == before
 
 
-def test_a_partial_copy_without_a_split_scoring_reads_names_it(tmp_path, gold):
+def test_a_partial_copy_without_a_split_scoring_reads_names_it(tmp_path, dst_chat_gold):
     copy = tmp_path / "copy"
     shutil.copytree(fixture_dir("sgd") / "dev", copy / "dev")  # no train/schema.json: no seen services
-    predictions = write_predictions(tmp_path / "p.jsonl", gold)
+    predictions = write_predictions(tmp_path / "p.jsonl", dst_chat_gold)
     done = run(*SCORING, "--corpus", "sgd", "--config", "dst-chat", "--split", "validation", "--data-dir", str(copy),
                "--no-verify", "--cache-dir", str(tmp_path / "cache"), "--predictions", str(predictions))
-    one_line_error(done, "reads the schema rows of split 'train'", f"the copy {copy}", "add that split's files")
+    one_line_error(done, "reads the schema rows of split 'train', which data_dir", f"{copy} has no file of (it gives "
+                   "the splits validation): add that split's files\n")
 
 
-def test_the_metrics_replace_an_earlier_file_whole_and_leave_no_temporary_file(tmp_path, cache, gold):
-    predictions = write_predictions(tmp_path / "p.jsonl", gold)
+def test_the_metrics_replace_an_earlier_file_whole_and_leave_no_temporary_file(tmp_path, cache, dst_chat_gold):
+    predictions = write_predictions(tmp_path / "p.jsonl", dst_chat_gold)
     output = tmp_path / "metrics.json"
     output.write_text("an earlier run's metrics, much longer than these will be " * 500)
     before = predictions.read_bytes()
@@ -111,8 +107,8 @@ def test_the_metrics_replace_an_earlier_file_whole_and_leave_no_temporary_file(t
     assert predictions.read_bytes() == before
 
 
-def test_options_and_flags_are_named_as_the_command_spells_them(tmp_path, cache, gold):
-    predictions = write_predictions(tmp_path / "p.jsonl", dict(list(gold.items())[1:]))
+def test_options_and_flags_are_named_as_the_command_spells_them(tmp_path, cache, dst_chat_gold):
+    predictions = write_predictions(tmp_path / "p.jsonl", dict(list(dst_chat_gold.items())[1:]))
     message = one_line_error(scoring(cache, predictions), "1 row(s) have no prediction", "--allow-missing")
     assert "allow_missing" not in message
     one_line_error(scoring(cache, predictions, "--option", "level=dst"), "'level'", "level is an option of d3st")
@@ -128,8 +124,8 @@ def test_a_typed_error_says_an_int(tmp_path, cache):
     one_line_error(scoring(cache, predictions), "line 1: 'id' is an int, not a str")
 
 
-def test_ids_of_another_split_say_which(tmp_path, cache, gold):
-    predictions = write_predictions(tmp_path / "p.jsonl", gold)
+def test_ids_of_another_split_say_which(tmp_path, cache, dst_chat_gold):
+    predictions = write_predictions(tmp_path / "p.jsonl", dst_chat_gold)
     one_line_error(scoring(cache, predictions, split="test"), "name no row",
                    "they look like ids of the split validation, not test")
 
@@ -182,8 +178,8 @@ def test_no_prediction_at_all_is_a_warning(tmp_path, cache):
     assert done.stderr.count("\n") == 1 and json.loads(done.stdout)["missing"] == 13
 
 
-def test_texts_of_another_variant_are_a_warning(tmp_path, cache, gold):
-    predictions = write_predictions(tmp_path / "p.jsonl", gold)  # base SGD texts scored as SGD-X v3
+def test_texts_of_another_variant_are_a_warning(tmp_path, cache, dst_chat_gold):
+    predictions = write_predictions(tmp_path / "p.jsonl", dst_chat_gold)  # base SGD texts scored as SGD-X v3
     done = scoring(cache, predictions, "--variant", "v3")
     assert done.returncode == 0, done.stderr
     # readable texts naming services v3 renames: unknown services, not unreadable text
@@ -230,8 +226,8 @@ def on_a_terminal(args):
     return seen.decode("utf-8", "replace")
 
 
-def test_progress_shows_on_a_terminal_only_and_never_with_quiet(tmp_path, gold):
-    predictions = write_predictions(tmp_path / "p.jsonl", gold)
+def test_progress_shows_on_a_terminal_only_and_never_with_quiet(tmp_path, dst_chat_gold):
+    predictions = write_predictions(tmp_path / "p.jsonl", dst_chat_gold)
 
     def command(*flags):
         return [*SCORING, "--corpus", "sgd", "--config", "dst-chat", "--split", "validation", "--data-dir",

@@ -383,3 +383,19 @@ def test_a_results_file_given_as_samples_says_what_it_is_and_which_file_to_give(
     alone.write_text(json.dumps(results))
     done = run("-m", "unified_dialogue.harness", "samples-to-predictions", str(alone))
     assert done.returncode == 2 and "--log_samples" in done.stderr
+
+
+def test_a_predictions_file_or_an_output_folder_given_as_samples_says_what_to_give(tmp_path):
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text(json.dumps({"id": "a", "text": "x"}) + "\n")
+    with pytest.raises(ValueError, match="line 1: a line of a predictions file .*, not an lm-eval sample: give the "
+                                         "file as it is to python -m unified_dialogue.scoring --predictions"):
+        read_samples(predictions)
+    with pytest.raises(ValueError, match=f"{tmp_path}: a folder; it holds no samples_<task>_<date>.jsonl file "
+                                         "\\(lm-eval writes one for each task with --log_samples\\)"):
+        read_samples(tmp_path)
+    (tmp_path / "model").mkdir()
+    samples = tmp_path / "model" / "samples_sgd_dst_chat_2026.jsonl"
+    samples.write_text(json.dumps({"doc": {"id": "a"}, "filtered_resps": ["x"], "filter": "none"}) + "\n")
+    with pytest.raises(ValueError, match=f"{tmp_path}: a folder; give one of the samples files in it: {samples}$"):
+        read_samples(tmp_path)

@@ -34,9 +34,21 @@ MISTAKES = [
     ({"split": {"sgd": "valid"}}, "e.g. --metadata '{\"split\": \"validation\"}'"),
     ({"verfication_mode": "no_checks"}, "(did you mean 'verification_mode'?)"),
     ({"cachedir": "/tmp/x"}, "(did you mean 'cache_dir'?)"),
-    ({"streaming": True}, "--metadata key 'streaming': not taken: a task evaluates rows loaded whole, not streamed; "
+    ({"streaming": True}, "--metadata key 'streaming': not taken: the rows are scored whole, not streamed; "
                           "leave it out of --metadata"),
     ({"instruction": 3}, "--metadata key 'instruction': option instruction takes a str, not 3"),
+    # a corpus option's value, its fix the value it most likely meant (the checks would stay on with "false")
+    ({"verify": "false"}, "--metadata key 'verify': option verify takes a bool, not 'false'; "
+                          "e.g. --metadata '{\"verify\": false}'"),
+    ({"no_verify": True}, "--metadata key 'no_verify': no task takes it (did you mean 'verify'?); "
+                          "e.g. --metadata '{\"verify\": false}'"),
+    ({"variant": "v6"}, "--metadata key 'variant': option variant takes one of 'v1', 'v2', 'v3', 'v4', 'v5', not 'v6'; "
+                        "e.g. --metadata '{\"variant\": "),
+    ({"download_timeout": "60"}, "e.g. --metadata '{\"download_timeout\": 60.0}'"),
+    ({"verification_mode": "no_check"}, "--metadata key 'verification_mode': verification_mode 'no_check' is none of "
+                                        "all_checks, basic_checks, no_checks: did you mean 'no_checks'? (a partial or "
+                                        "changed copy: --metadata '{\"verify\": false}'); "
+                                        "e.g. --metadata '{\"verification_mode\": \"no_checks\"}'"),
 ]
 
 
@@ -52,6 +64,12 @@ def test_a_metadata_mistake_is_one_line_naming_the_key_and_the_fix_before_anythi
         task_manager(metadata, tmp_path).load(["sgd_dst_chat"])
     assert words in str(refused.value) and "\n" not in str(refused.value)
     assert not (tmp_path / "cache").exists()  # nothing loaded
+
+
+def test_a_config_options_text_is_fixed_with_the_value_it_meant(tmp_path):
+    with pytest.raises(ConfigError, match="--metadata key 'lowercase': option lowercase takes a bool, not 'false'; "
+                                          "e.g. --metadata '{\"lowercase\": false}'"):
+        task_manager({"lowercase": "false"}, tmp_path).load(["sgd_d3st"])
 
 
 def test_a_models_arguments_merged_into_the_metadata_are_not_mistakes(tmp_path):

@@ -13,7 +13,7 @@ import pytest
 from conftest import TESTS, checksums, fixture_dir, write_predictions
 
 from unified_dialogue import load
-from unified_dialogue.core.errors import ChecksumError, MissingFilesError
+from unified_dialogue.core.errors import ChecksumError, MissingFilesError, MissingSplitError
 
 
 @pytest.fixture(scope="module")
@@ -21,13 +21,8 @@ def partial(tmp_path_factory):
     """The SGD fixtures without one test file: a partial copy."""
     copy = tmp_path_factory.mktemp("partial") / "sgd"
     shutil.copytree(fixture_dir("sgd"), copy)
-    (copy / "test" / "dialogues_001.json").unlink()
+    (copy / "test" / "dialogues_001.json").unlink()  # the test split's one file
     return copy
-
-
-@pytest.fixture(scope="module")
-def gold(build):
-    return {r["id"]: r["completion"][0]["content"] for r in build("sgd", "dst-chat")["validation"]}
 
 
 def run(module, *arguments):
@@ -44,8 +39,8 @@ def scoring(copy, cache, predictions, *flags):
                *copy_flags(copy, cache), "--predictions", str(predictions), *flags)
 
 
-def test_the_scoring_command_names_no_verify_and_takes_it_and_its_older_name(partial, gold, tmp_path):
-    predictions = write_predictions(tmp_path / "p.jsonl", gold)
+def test_the_scoring_command_names_no_verify_and_takes_it_and_its_older_name(partial, dst_chat_gold, tmp_path):
+    predictions = write_predictions(tmp_path / "p.jsonl", dst_chat_gold)
     refused = scoring(partial, tmp_path / "a", predictions)
     assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1
     assert refused.stderr.rstrip().endswith("test/dialogues_001.json. To load a partial copy, pass --no-verify")
@@ -103,3 +98,12 @@ def test_lm_eval_metadata_names_verify_false_and_takes_it(partial, tmp_path):
     with pytest.raises(MissingFilesError, match="""To load a partial copy, pass --metadata '\\{"verify": false\\}'$"""):
         rows(**metadata)
     assert rows(**metadata, verify=False)["validation"].num_rows > 0
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+def test_a_split_a_partial_copy_has_no_file_of_is_named_with_the_splits_it_gives(partial, tmp_path, streaming):
+    with pytest.raises(MissingSplitError, match=f"^data_dir {partial} has no file of the split 'test' \\(it gives the "
+                                                "splits train, validation\\): add that split's files, or choose one it "
+                                                "gives \\(split='validation'\\)$"):
+        load("sgd", "dst", split="test", data_dir=str(partial), verify=False, cache_dir=str(tmp_path),
+             streaming=streaming)

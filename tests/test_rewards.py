@@ -91,16 +91,35 @@ def test_an_unreadable_text_scores_zero_with_every_metric(build, cache, corpus, 
         assert log.calls == [((f"{function.__name__}/malformed", 1.0), {})]
 
 
-def test_a_completion_that_is_no_text_scores_zero_and_tool_calls_of_a_message_are_read(build, cache):
+def test_a_message_without_text_scores_zero_and_tool_calls_of_a_message_are_read(build, cache):
     function = make(cache, "sgd", "agent-call-chat", "validation")
     rows = build("sgd", "agent-call-chat")["validation"]
     name, arguments, _ = gold_call(rows[0])
     message = {"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": name,
                                                                                       "arguments": arguments}}]}
     ids = [rows[0]["id"], rows[1]["id"], rows[2]["id"]]
-    values = function(prompts=[[]] * 3, completions=[[message], 42, [{"role": "assistant", "content": None}]],
+    values = function(prompts=[[]] * 3, completions=[[message], "", [{"role": "assistant", "content": None}]],
                       completion_ids=[[1]] * 3, id=ids)
     assert values == [1.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("odd, shape", [(42, "a number"), (None, "null"), (["text"], "a list holding a string"),
+                                        ([["text"]], "a list holding a list")])
+def test_a_completion_in_neither_of_trls_forms_is_named_not_scored_zero(build, cache, odd, shape):
+    function = make(cache, "sgd", "dst-chat", "validation")
+    ids = list(gold_texts(build, "sgd", "dst-chat", "validation"))[:2]
+    with pytest.raises(ScoringError, match=f"completion #1 \\(id '{ids[1]}'; 1 such\\) is {shape}: a reward takes "
+                                           "each completion as TRL gives it, a string or a list of messages"):
+        function(prompts=[[]] * 2, completions=["", odd], id=ids)
+
+
+@pytest.mark.parametrize("options, words", [
+    ({"metric": []}, "^metric=\\[\\]: name at least one of the per-row metrics of dst-chat \\(joint_goal_accuracy, "),
+    ({"streaming": True}, "takes no streaming=True here: the rows are scored whole, not streamed; leave it out$"),
+])
+def test_no_metric_and_streamed_rows_are_refused_before_anything_loads(tmp_path, options, words):
+    with pytest.raises((ConfigError, ScoringError), match=words):
+        rewards.reward("sgd", "dst-chat", "validation", data_dir=str(tmp_path / "nothing here"), **options)
 
 
 def per_row_of_the_command(cache, tmp_path, corpus, config, split, texts):
@@ -147,8 +166,11 @@ def test_every_reward_is_the_per_row_value_of_the_command(build, cache, tmp_path
 def test_an_id_no_row_has_and_a_dataset_without_ids_are_errors_naming_them(build, cache):
     function = make(cache, "sgd", "dst-chat", "validation")
     texts = gold_texts(build, "sgd", "dst-chat", "validation")
-    with pytest.raises(ScoringError, match="sgd/train/nope/1"):
+    with pytest.raises(ScoringError, match="'sgd/train/nope/1' \\(they look like ids of the split train, not "
+                                           "validation: score them against that split\\)"):
         call_as_trl(function, {**texts, "sgd/train/nope/1": "x"})
+    with pytest.raises(ScoringError, match="name no row of the config: 3 \\(they have another shape"):
+        function(prompts=["..."], completions=["x"], id=[3])
     with pytest.raises(ScoringError, match=r"no 'id' column.*keep it in the training dataset: "
                                            r'\.select_columns\(\["prompt", "id"\]\)'):
         function(prompts=["..."], completions=["x"], completion_ids=[[1]])

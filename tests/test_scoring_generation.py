@@ -218,7 +218,7 @@ def test_unknown_missing_and_non_string_predictions_name_the_id():
         score_generation({"d/0/1": "a", "d/0/3": "b", "d/9/1": "c"}, ROWS)
     with pytest.raises(ScoringError, match=r"1 row\(s\) have no prediction: 'd/0/3'"):
         score_generation({"d/0/1": "a"}, ROWS)
-    with pytest.raises(ScoringError, match=r"prediction 'd/0/3': the text is an int, not a str"):
+    with pytest.raises(ScoringError, match=r"prediction 'd/0/3': the text is a number, not a string"):
         score_generation({"d/0/1": "a", "d/0/3": 3}, ROWS)
     with pytest.raises(ScoringError, match="predictions: a list, not a dict"):
         score_generation(["a", "b"], ROWS)

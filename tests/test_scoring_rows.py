@@ -39,7 +39,7 @@ def test_a_bad_line_is_an_error_naming_file_and_line(tmp_path, line, problem):
 def test_a_text_that_is_not_a_string_is_read_for_pair_to_refuse_or_count(tmp_path):
     predictions = read_predictions(write_lines(tmp_path, '{"id": "sgd/test/1_00000/0", "text": null}',
                                                '{"id": "sgd/test/1_00000/2", "text": "b"}'))
-    with pytest.raises(ScoringError, match="prediction 'sgd/test/1_00000/0': the text is a NoneType"):
+    with pytest.raises(ScoringError, match="prediction 'sgd/test/1_00000/0': the text is null, not a string"):
         pair(predictions, ROWS)
     pairs = pair(predictions, ROWS, allow_missing=True)
     assert (pairs.malformed, pairs.absent) == (["sgd/test/1_00000/0"], ["sgd/test/1_00001/0"])
@@ -73,7 +73,7 @@ def test_a_missing_prediction_is_an_error_or_a_counted_miss():
 def test_an_unknown_id_a_non_string_or_a_repeated_row_is_named():
     with pytest.raises(ScoringError, match=r"1 predicted id\(s\) name no row: 'sgd/test/9_00000/0'"):
         pair({"sgd/test/9_00000/0": "x"}, ROWS, allow_missing=True)
-    with pytest.raises(ScoringError, match=r"prediction 'sgd/test/1_00000/0': the text is an int, not a str"):
+    with pytest.raises(ScoringError, match=r"prediction 'sgd/test/1_00000/0': the text is a number, not a string"):
         pair({"sgd/test/1_00000/0": 3, "sgd/test/1_00000/2": "b", "sgd/test/1_00001/0": "c"}, ROWS)
     with pytest.raises(ScoringError, match=r"predictions: a list, not a dict"):
         pair(["a"], ROWS)

@@ -155,12 +155,13 @@ def test_the_command_gives_each_variant_their_mean_and_the_schema_sensitivity(bu
     (["--variant-predictions=v1"], "--variant-predictions 'v1': not VARIANT=PATH"),
     (["--variant-predictions=v1=P", "--variant-predictions=v1=P"], "variant v1 is given twice"),
     (["--variant-predictions=v1=P", "--variant", "v1"], "--variant goes with --predictions"),
-    (["--variant-predictions=v1=P", "--predictions", "P"], "give the predictions: --predictions PATH, or"),
+    (["--variant-predictions=v1=P", "--predictions", "P"],
+     "--predictions and --variant-predictions together: give one"),
     ([], "give the predictions"),
     (["--variant-predictions=v1=P", "--config", "nlg-chat"], "schema sensitivity is of a per-frame DST metric"),
 ])
 def test_a_mistake_is_one_line_before_anything_loads(tmp_path, flags, words):
-    path = write_predictions(tmp_path / "p.jsonl", {})
+    path = write_predictions(tmp_path / "p.jsonl", {"sgd/validation/1_00000/0": ""})
     flags = [flag.replace("P", str(path)) if flag.endswith("P") else flag for flag in flags]
     fresh = tmp_path / "cache"
     done = command(str(fresh), *flags)

@@ -78,7 +78,7 @@ def test_a_block_that_does_not_parse_is_passed_over_and_later_calls_are_extra():
 
 def test_a_non_string_prediction_is_an_error_or_a_counted_malformed_one():
     rows = [dict(ROW, id="r0"), dict(ROW, id="r1"), dict(ROW, id="r2")]
-    with pytest.raises(ScoringError, match="prediction 'r1': the text is an int"):
+    with pytest.raises(ScoringError, match="prediction 'r1': the text is a number, not a string"):
         score_tool_calls({"r0": gold_text(ROW), "r1": 7}, rows, allow_missing=False)
     scores = score_tool_calls({"r0": gold_text(ROW), "r1": 7}, rows, allow_missing=True)
     assert (scores["malformed_ids"], scores["missing_ids"]) == (["r1"], ["r2"])

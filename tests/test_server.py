@@ -122,6 +122,8 @@ def test_a_conversation_no_row_has_is_a_400_saying_so(agent_rows):
                      {"messages": row["prompt"], "tools": row["tools"][:1]}):
             status, answer = post(server.base_url + "/chat/completions", body)
             assert status == 400 and "no row of the 6 served has this conversation" in answer["error"]["message"]
+            assert f"(ids such as {agent_rows[0]['id']!r}); a task of another config or split needs a server of " \
+                   "its own (--config, --split)" in answer["error"]["message"]
         status, answer = post(server.base_url + "/completions", {"prompt": "User: hello\n\nAssistant:"})
         assert status == 400 and "'User: hello\\n\\nAssistant:'" in answer["error"]["message"]
 

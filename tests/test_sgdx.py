@@ -414,7 +414,7 @@ def test_a_checksum_table_without_the_variant_schemas_is_completed_by_the_bundle
 
 
 def test_an_unknown_variant_is_refused_by_name(tmp_path):
-    with pytest.raises(ConfigError, match="variant 'v6': SGD-X has the variants v1, v2, v3, v4, v5"):
+    with pytest.raises(ConfigError, match="option variant takes one of 'v1', 'v2', 'v3', 'v4', 'v5', not 'v6'"):
         load("sgd", data_dir=str(fixture_dir("sgd")), checksums=checksums("sgd"), variant="v6", cache_dir=str(tmp_path))
 
 

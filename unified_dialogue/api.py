@@ -6,15 +6,17 @@ loaders and returns the same objects (Dataset, DatasetDict, IterableDataset,
 IterableDatasetDict); an argument that does not apply is refused by name.
 """
 
+import contextlib
 import inspect
+import re
 from dataclasses import dataclass
 
 from datasets.utils.info_utils import VerificationMode
 
 from . import registry
-from .core.errors import ConfigError, MissingSplitError, did_you_mean
+from .core.errors import ConfigError, MissingSplitError, UnifiedDialogueError, did_you_mean
 from .core.options import elsewhere
-from .core.sources import CALLER, caller
+from .core.sources import CALLER, argument, caller, no_verify
 
 # Arguments of load_dataset that have no meaning here: the loaders read their own files,
 # in their own features, from a pinned source.
@@ -69,19 +71,6 @@ def split_names(split):
     return [] if split is None else [part.split("[", 1)[0].strip() for part in str(split).split("+")]
 
 
-def check_built(builder, split, data_dir):
-    """Raise MissingSplitError where the source lacks a split asked for: a partial copy
-    without its files (the corpus declares it, the build has none)."""
-    built = list(builder.info.splits or ())
-    missing = [name for name in split_names(split) if name not in built]
-    if missing:
-        cli = caller() == "cli"
-        source = f"{'--data-dir' if cli else 'data_dir'} {data_dir}" if data_dir else "the source"
-        raise MissingSplitError(f"{'--split' if cli else 'split'} {split!r}: {source} has no files of "
-                                f"{', '.join(missing)} (it has {', '.join(built) or 'no split'}); give a copy that "
-                                f"has them, or one of those")
-
-
 def check_split(corpus, split):
     """A split ``corpus`` declares (None: every split; a ``datasets`` split expression such
     as ``train[:10%]+validation`` names declared splits); a ConfigError naming its splits for
@@ -94,6 +83,8 @@ def check_split(corpus, split):
     return split
 
 
+# Why a scorer, a reward or an lm-eval task takes no streamed rows.
+NOT_STREAMED = "the rows are scored whole, not streamed"
 # load()'s own arguments besides the corpus, config and split.
 LOAD_PARAMETERS = ("data_dir", "streaming", "num_proc", "cache_dir", "verification_mode", "download_mode",
                    "download_config", "keep_in_memory", "token", "storage_options", "trust_remote_code")
@@ -107,7 +98,17 @@ def taken(corpus, config=None):
             tuple(option.name for option in builder.config_options(config)))
 
 
-def sort_arguments(corpus, config, given, *, split=None, settings=(), where=None):
+def checked_verification_mode(value, where="load"):
+    """``value`` if ``datasets`` takes it as a ``verification_mode`` (None: its default); a
+    ConfigError naming the modes, the close match, and the one word for a partial copy."""
+    modes = [mode.value for mode in VerificationMode]
+    if value is None or isinstance(value, VerificationMode) or value in modes:
+        return value
+    raise ConfigError(f"{where}: verification_mode {value!r} is none of {', '.join(modes)}"
+                      f"{did_you_mean([str(value)], modes)} (a partial or changed copy: {no_verify(caller())})")
+
+
+def sort_arguments(corpus, config, given, *, split=None, settings=(), where=None, whole=False):
     """``given`` arguments for a corpus's config sorted into load arguments, the config's
     options and a scorer's settings: the one place that says which argument goes where, for
     ``load``, ``scoring.score``, the scoring command, the rewards and the lm-eval tasks.
@@ -119,14 +120,15 @@ def sort_arguments(corpus, config, given, *, split=None, settings=(), where=None
         split: the split asked for, checked against the corpus's (None: not given).
         settings: the ``core.options.Option``s of the scorer given to, if any.
         where: who takes them, for messages (default: ``the <config> config of <corpus>``).
+        whole: the rows are read whole (scoring, the rewards): ``streaming`` is refused.
 
     Returns:
         ``Arguments`` with each given name in its place, option and setting values checked.
 
     Raises:
         ConfigError naming an unknown corpus, config or split, or a name nobody takes (with
-        its close match, what is taken, and the configs that take it), or a value an option
-        or setting cannot take.
+        its close match, what is taken, and the configs that take it), or a value an option,
+        a corpus option, ``verification_mode`` or a setting cannot take.
 
     Example:
         >>> sort_arguments("sgd", "dst-chat", {"data_dir": "sgd", "instruction": "Track."}).options
@@ -150,7 +152,11 @@ def sort_arguments(corpus, config, given, *, split=None, settings=(), where=None
         raise ConfigError(f"{where} takes no option {', '.join(map(repr, unknown))}"
                           f"{did_you_mean(unknown, known + setting_names + list(LOAD_PARAMETERS))} "
                           f"({'; '.join(parts)}){elsewhere(unknown, declared.configs)}")
+    if whole and given.get("streaming"):
+        raise ConfigError(f"{where} takes no streaming=True here: {NOT_STREAMED}; leave it out")
     by_name = {o.name: o for o in (*own, *settings)}
+    checked_verification_mode(given.get("verification_mode"), where)
+    builder.check_corpus_options(given, where)  # as the builder does (load_dataset's path too)
     return Arguments(declared.name, name, {k: v for k, v in given.items() if k in load_names},
                      {k: by_name[k].check(v, where) for k, v in given.items() if k in own_names},
                      {k: by_name[k].check(v, where) for k, v in given.items() if k in setting_names})
@@ -179,6 +185,7 @@ def load(path_or_name, name=None, split=None, data_dir=None, streaming=False, nu
         if argument in config_kwargs:
             raise ConfigError(f"load() does not take {argument}: {why}")
     check_split(registry.builder_class(corpus_of(path_or_name)).CORPUS, split)  # before anything is built
+    checked_verification_mode(verification_mode)
     if streaming and verification_mode is not None and "verify" not in config_kwargs:
         config_kwargs["verify"] = VerificationMode(verification_mode) != VerificationMode.NO_CHECKS
     token_ = CALLER.set(CALLER.get() or "load")
@@ -186,16 +193,35 @@ def load(path_or_name, name=None, split=None, data_dir=None, streaming=False, nu
         builder = load_builder(path_or_name, name, data_dir=data_dir, cache_dir=cache_dir, token=token,
                                storage_options=storage_options, **config_kwargs)
         if streaming:
-            return builder.as_streaming_dataset(split=split)
+            with split_given(builder, split, data_dir):
+                return builder.as_streaming_dataset(split=split)
         if download_config is not None and storage_options:  # as load_dataset merges them
             download_config = download_config.copy()
             download_config.storage_options.update(storage_options)
         builder.download_and_prepare(num_proc=num_proc, verification_mode=verification_mode,
                                      download_mode=download_mode, download_config=download_config)
-        check_built(builder, split, data_dir)
         as_dataset = {"split": split, "in_memory": bool(keep_in_memory)}
         if "verification_mode" in inspect.signature(builder.as_dataset).parameters:  # 3.x only
             as_dataset["verification_mode"] = verification_mode
-        return builder.as_dataset(**as_dataset)
+        with split_given(builder, split, data_dir):
+            return builder.as_dataset(**as_dataset)
     finally:
         CALLER.reset(token_)
+
+
+@contextlib.contextmanager
+def split_given(builder, split, data_dir):
+    """Turn ``datasets``' error for a split the build has no rows of (a partial copy without
+    that split's files: "Unknown split", streamed "Bad split") into a MissingSplitError
+    naming the copy, the split and those it gives."""
+    try:
+        yield
+    except ValueError as error:
+        if split is None or isinstance(error, UnifiedDialogueError) or not str(error).startswith(
+                ("Unknown split", "Bad split")):
+            raise
+        where = f"data_dir {data_dir}" if data_dir else f"the source of {builder.CORPUS.name}"
+        listed = re.search(r"\[([^\]]*)\]", str(error))  # datasets lists the splits the build has
+        given = listed.group(1).replace("'", "").split(", ") if listed else list(builder.info.splits or ())
+        choice = next((name for name in given if name != "train"), given[0] if given else "train")
+        raise MissingSplitError(where, split, given, argument("split", choice)) from None

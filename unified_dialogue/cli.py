@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 from .core.errors import ConfigError, UnifiedDialogueError, close_match
-from .core.sources import CALLER
+from .core.sources import CALLER, read_checksum_table
 
 # The exit status of a command that stopped on one of the project's errors (argparse's
 # status for a bad command line too).
@@ -41,9 +41,11 @@ def one_line_errors(parser):
     close match among the command's flags."""
     def error(message):
         if message.startswith("unrecognized arguments:"):
-            flags = [flag for action in parser._actions for flag in action.option_strings if flag.startswith("--")]
+            # a hidden flag (an older name) is matched, and its listed flag shown
+            shown = {flag: visible(parser, action, flag) for action in parser._actions for flag in action.option_strings
+                     if flag.startswith("--")}
             given = [word.partition("=")[0] for word in message.split(":", 1)[1].split() if word.startswith("--")]
-            matches = [match for match in (close_match(flag, flags, cutoff=0.75) for flag in given) if match]
+            matches = [shown[match] for match in (close_match(flag, shown, cutoff=0.75) for flag in given) if match]
             message += f" (did you mean {', '.join(matches)}?)" if matches else ""
         parser.exit(ERROR_STATUS, f"{parser.prog}: {message} (see --help)\n")
 
@@ -53,6 +55,16 @@ def one_line_errors(parser):
             for child in action.choices.values():
                 one_line_errors(child)
     return parser
+
+
+def visible(parser, action, flag):
+    """The flag ``--help`` lists for ``flag`` of ``action``: itself, or for a hidden one (an
+    older name, ``help=SUPPRESS``) the listed flag that sets the same value."""
+    if action.help != argparse.SUPPRESS:
+        return flag
+    listed = [other for other in parser._actions if other.dest == action.dest and other.help != argparse.SUPPRESS]
+    return next((flag for other in listed for flag in other.option_strings if flag.startswith("--")),
+                action.option_strings[0])
 
 
 def check_output(path, flag, inputs=()):
@@ -65,8 +77,10 @@ def check_output(path, flag, inputs=()):
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ConfigError(f"{where}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ConfigError(f"{where}: the folder {folder} cannot be written")
+    try:  # a file made there and removed: permissions alone do not say (root, a read-only or special file system)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as error:
+        raise ConfigError(f"{where}: the folder {folder} cannot be written ({error.strerror or error})") from None
     if os.path.exists(path) and not os.access(path, os.W_OK):
         raise ConfigError(f"{where}: the file cannot be written")
     target = os.path.realpath(path)
@@ -161,10 +175,9 @@ def copy_options(args):
     ``--data-dir`` is a folder, ``--checksums`` a file and ``--cache-dir`` no file."""
     if args.data_dir and not os.path.isdir(args.data_dir):
         raise ConfigError(f"--data-dir {args.data_dir}: no such folder")
-    if args.checksums and not os.path.isfile(args.checksums):
-        raise ConfigError(f"--checksums {args.checksums}: no such file; give the copy's checksum table, or leave the "
-                          f"flag out (with --no-verify for a partial copy)")
     if args.cache_dir and os.path.exists(args.cache_dir) and not os.path.isdir(args.cache_dir):
         raise ConfigError(f"--cache-dir {args.cache_dir}: a file, not a folder; give a folder to build the rows in")
+    if args.checksums:
+        read_checksum_table(args.checksums)  # before anything loads: a checksum table
     options = {name: getattr(args, name) for name in ("data_dir", "checksums", "cache_dir") if getattr(args, name)}
     return {**options, "verify": False} if args.no_verify else options

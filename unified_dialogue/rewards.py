@@ -22,7 +22,7 @@ from .core.answer import content_text
 from .core.errors import did_you_mean
 from .scoring.configs import CONFIGS
 from .core.problems import unreadable
-from .scoring.rows import ScoringError, shown
+from .scoring.rows import ScoringError, json_type, looks_like, shown
 
 
 # ---------------------------------------------------------------- completions
@@ -33,7 +33,8 @@ def completion_text(completion):
     ``tool_calls`` written as JSON, which the tool-call parser reads). A message's reasoning
     (``reasoning_content``, ``thinking``, ``reasoning``, as a response parser or a server
     splits it off, or a part of another type than text) is never read: a reasoning block is
-    not part of the answer (docs/scoring.md). Anything else is no text (None)."""
+    not part of the answer (docs/scoring.md). Anything else (a list of strings, None, a
+    number) is no completion of TRL's: None, which the reward refuses by name."""
     if isinstance(completion, str):
         return completion
     if isinstance(completion, dict):
@@ -126,13 +127,19 @@ class Scores:
         index, score = self.prepared
         unknown = [identifier for identifier in ids if identifier not in index]
         if unknown:
-            raise ScoringError(f"{where}: {len(unknown)} id(s) name no row of the config: {shown(unknown)}")
+            hint = looks_like(unknown, index)
+            raise ScoringError(f"{where}: {len(unknown)} id(s) name no row of the config: {shown(unknown)}"
+                               + (f" ({hint})" if hint else ""))
+        texts = [completion_text(completion) for completion in completions]
+        odd = [position for position, text in enumerate(texts) if text is None]
+        if odd:  # a caller's mistake, not a model's text: it would score 0.0 without a word
+            first = completions[odd[0]]
+            shape = json_type(first) + (f" holding {json_type(first[0])}" if isinstance(first, list) and first else "")
+            raise ScoringError(f"{where}: completion #{odd[0]} (id {ids[odd[0]]!r}; {len(odd)} such) is {shape}: a "
+                               "reward takes each completion as TRL gives it, a string or a list of messages "
+                               "({\"role\": \"assistant\", \"content\": ...})")
         records = []
-        for identifier, completion in zip(ids, completions):
-            text = completion_text(completion)
-            if text is None:
-                records.append(None)
-                continue
+        for identifier, text in zip(ids, texts):
             values, problems = score(text, index[identifier])
             records.append(None if unreadable(problems) else values)
         self._last = (key, records)
@@ -212,14 +219,17 @@ def reward(corpus, config, split=None, *, metric=None, variant=None, **load_opti
         raise ScoringError(f"no reward for config {config!r}{did_you_mean([config], rewarded, cutoff=0.9)} "
                            f"(there are rewards for {', '.join(rewarded)})")
     task = CONFIGS[config]
-    metrics = [metric] if isinstance(metric, str) else list(metric or task.row_metrics[:1])
+    metrics = [metric] if isinstance(metric, str) else list(task.row_metrics[:1] if metric is None else metric)
     unknown = [name for name in metrics if name not in task.row_metrics]
-    if unknown or not metrics:
+    if not metrics:
+        raise ScoringError(f"metric={metric!r}: name at least one of the per-row metrics of {config} "
+                           f"({', '.join(task.row_metrics)}), or leave it out for the first")
+    if unknown:
         raise ScoringError(f"{config} has no per-row metric {', '.join(map(repr, unknown))}"
                            f"{did_you_mean(unknown, task.row_metrics)} (its metrics: {', '.join(task.row_metrics)})")
     given = dict(load_options, **({"variant": variant} if variant else {}))
     sorted_ = sort_arguments(corpus, config, given, split=split,
-                             settings=[task.setting(name) for name in task.row_settings])
+                             settings=[task.setting(name) for name in task.row_settings], whole=True)
     recipe = Recipe(sorted_.corpus, config, split, sorted_.load, sorted_.options, sorted_.settings, tuple(metrics))
     scores = Scores(recipe, recipe.prepare())  # now: a mistake in the rows shows before training starts
     functions = [Reward(scores, config, name) for name in metrics]

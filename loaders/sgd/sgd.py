@@ -6,7 +6,7 @@ train, validation (upstream ``dev``), test. Option ``variant="v1"`` … ``"v5"``
 dialogues under the names of a variant schema (loaders/sgd/sgdx.py), in every config.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import datasets
@@ -24,7 +24,7 @@ SERVICES = Naming("service", "service_name")
 
 @dataclass
 class SgdConfig(CorpusConfig):
-    variant: Optional[str] = None
+    variant: Optional[str] = field(default=None, metadata={"choices": sgdx.VARIANTS})
 
 
 class Sgd(CorpusBuilder):

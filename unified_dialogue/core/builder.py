@@ -18,6 +18,7 @@ import itertools
 import os
 import posixpath
 import re
+import typing
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Optional
@@ -30,7 +31,7 @@ from fsspec.core import url_to_fs
 
 from .corpus import matches
 from .errors import ChecksumError, ConfigError, SourceFormatError, UnifiedDialogueError
-from .options import check_given, elsewhere, resolve
+from .options import Option, check_given, elsewhere, resolve
 from .sources import (DOWNLOAD_TIMEOUT, UNKNOWN, caller, discard_download, download, file_sha256, fingerprint, is_url,
                       local_copy_hint, local_files, mismatch_hint, partial_copy_hint, read_checksum_table, read_source,
                       verify_bytes, with_timeout)
@@ -69,6 +70,12 @@ class CorpusConfig(datasets.BuilderConfig):
         # How long to wait for a server does not change the data: same cache.
         config_kwargs = {k: v for k, v in config_kwargs.items() if k != "download_timeout"}
         return super().create_config_id(config_kwargs, *args, **kwargs)
+
+
+def bare_type(annotation):
+    """``X`` of ``Optional[X]``, or the annotation itself."""
+    given = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+    return given[0] if typing.get_origin(annotation) is typing.Union and len(given) == 1 else annotation
 
 
 def code_hash(*folders):
@@ -167,6 +174,24 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
         return [f.name for f in dataclasses.fields(cls.BUILDER_CONFIG_CLASS) if f.name not in NOT_OPTIONS]
 
     @classmethod
+    def corpus_declarations(cls):
+        """The options every config of this corpus takes as ``core.options.Option``s, typed
+        as their fields are (``Optional[bool]``: a bool, or None where the default is None),
+        with the values a field's ``metadata["choices"]`` allows: checked where given
+        (``api.sort_arguments``), as a config's own options are."""
+        types = typing.get_type_hints(cls.BUILDER_CONFIG_CLASS)
+        return [Option(f.name, bare_type(types[f.name]), f.default, "", choices=f.metadata.get("choices"))
+                for f in dataclasses.fields(cls.BUILDER_CONFIG_CLASS) if f.name not in NOT_OPTIONS]
+
+    @classmethod
+    def check_corpus_options(cls, given, where):
+        """Raise ConfigError naming ``where`` for a value of ``given`` a corpus option cannot
+        take (``corpus_declarations``; a path may be a ``PathLike``); other names are left."""
+        for option in (o for o in cls.corpus_declarations() if o.name in given):
+            value = given[option.name]
+            option.check(os.fspath(value) if isinstance(value, os.PathLike) else value, where)
+
+    @classmethod
     def config_options(cls, config_name=None):
         """The options a config takes of its own (``core.options.Option``s)."""
         return cls.CORPUS.config(config_name or cls.CORPUS.default_config).options
@@ -176,7 +201,8 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
         """``kwargs`` with the config's own options (given as plain keyword arguments, or
         as ``view_options``) gathered into ``view_options``, checked, in name order; left
         out when none is given, so that the cache of a load without them stays the same.
-        An option of another config, or of none, is a ConfigError naming the accepted ones."""
+        An option of another config, or of none, is a ConfigError naming the accepted ones,
+        as is a value a corpus option cannot take (``corpus_declarations``)."""
         names = {option.name for config in cls.CORPUS.configs for option in config.options}
         given = dict(kwargs.pop("view_options", None) or {})
         given.update((name, kwargs.pop(name)) for name in list(kwargs) if name in names)
@@ -195,6 +221,7 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
                                   f"{', '.join(cls.corpus_options() + [o.name for o in declared])}"
                                   f"{elsewhere(unknown, cls.CORPUS.configs)})")
             given = check_given(given, declared, where)
+        cls.check_corpus_options(kwargs, f"the {config_name} config of {cls.CORPUS.name}")
         if given:
             kwargs["view_options"] = given
         return kwargs

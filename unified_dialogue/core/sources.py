@@ -10,15 +10,18 @@ import contextvars
 import csv
 import glob
 import hashlib
+import json
 import mmap
 import os
 from dataclasses import dataclass
 
 import datasets
 
-from .errors import ChecksumError, DownloadError, MissingFilesError
+from .errors import ChecksumError, ConfigError, DownloadError, MissingFilesError
 
 UNKNOWN = "unknown"
+# The columns of a checksum table, in the order its files write them.
+TABLE_COLUMNS = ("path", "num_bytes", "sha256")
 # Seconds a download may wait for the server (to connect, or for the next bytes) before it
 # fails; a corpus config's ``download_timeout`` changes it.
 DOWNLOAD_TIMEOUT = 30.0
@@ -57,10 +60,13 @@ def local_copy_hint(corpus, called_by):
 
 def argument(name, value=True):
     """How the user sets argument ``name`` where they are: the command's flag
-    (``--allow-missing``) or the function's keyword (``allow_missing=True``)."""
+    (``--allow-missing``), lm-eval's metadata (``--metadata '{"checksums": ...}'``) or the
+    function's keyword (``allow_missing=True``)."""
     if caller() == "cli":
         flag = "--" + name.replace("_", "-")
         return flag if value is True else f"{flag} {value}"
+    if caller() == "lm-eval":
+        return f"--metadata '{json.dumps({name: value})}'"
     return f"{name}={value!r}"
 
 
@@ -94,13 +100,29 @@ class FileRecord:
 
 
 def read_checksum_table(path):
-    """Rows of a checksum table, keyed by relative path."""
-    with open(path, encoding="utf-8") as f:
-        rows = csv.DictReader(f.read().splitlines(), delimiter="\t")
-        table = {}
-        for row in rows:
-            size = row["num_bytes"]
-            table[row["path"]] = FileRecord(row["path"], size if size == UNKNOWN else int(size), row["sha256"])
+    """Rows of a checksum table, keyed by relative path; a table that cannot be read (no
+    such file, a folder, another format, such as ``sha256sum``'s) is a ConfigError naming
+    the file and line, where the user gave it (``checksums``)."""
+    where = argument('checksums', str(path))
+    if os.path.isdir(path):
+        raise ConfigError(f"{where}: a folder; give the checksum table (a TSV file with the columns "
+                          f"{', '.join(TABLE_COLUMNS)})")
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{where}: cannot be read ({error.strerror or error})") from None
+    rows = csv.DictReader(lines, delimiter="\t")
+    if not set(TABLE_COLUMNS) <= set(rows.fieldnames or ()):
+        raise ConfigError(f"{where}, line 1: not a checksum table: its first line names the tab-separated columns "
+                          f"{', '.join(TABLE_COLUMNS)} (as loaders/<corpus>/checksums.tsv does)")
+    table = {}
+    for number, row in enumerate(rows, start=2):
+        size = row["num_bytes"]
+        if not row["sha256"] or not (size == UNKNOWN or str(size).isdigit()):
+            raise ConfigError(f"{where}, line {number}: not path, num_bytes and sha256 separated by tabs "
+                              f"(num_bytes a number of bytes or {UNKNOWN!r})")
+        table[row["path"]] = FileRecord(row["path"], size if size == UNKNOWN else int(size), row["sha256"])
     return table
 
 
@@ -108,7 +130,7 @@ def write_checksum_table(folder, path, exclude=()):
     """Write a checksum table of every file under ``folder`` to ``path`` (paths relative to
     ``folder``, in sorted order; a file whose name is in ``exclude`` left out) and return
     ``path``. Links to one file are hashed once: a replicated input links it many times."""
-    digests, rows = {}, ["path\tnum_bytes\tsha256"]
+    digests, rows = {}, ["\t".join(TABLE_COLUMNS)]
     files = sorted(os.path.relpath(os.path.join(root, name), folder).replace(os.sep, "/")
                    for root, _, names in os.walk(folder) for name in names if name not in exclude)
     for relpath in files:
@@ -168,7 +190,8 @@ def local_files(data_dir, patterns, table, verify, partial_hint):
     unlisted = sorted(set(found) - set(table))
     if unlisted:
         raise ChecksumError(f"data_dir {data_dir}: {_some(unlisted)} not in the checksum table, so it would be "
-                            f"read unverified: remove it, name a table that lists it (checksums=...), or "
+                            f"read unverified: remove it, name a table that lists it "
+                            f"({argument('checksums', 'path/to/SHA256SUMS.tsv')}), or "
                             f"{partial_hint}")
     missing = sorted(set(table) - set(found))
     if missing:

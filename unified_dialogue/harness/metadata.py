@@ -12,8 +12,10 @@ import json
 import os
 import sys
 
+from datasets.utils.info_utils import VerificationMode
+
 from .. import registry
-from ..api import LOAD_PARAMETERS, check_split, config_of, corpus_of
+from ..api import LOAD_PARAMETERS, NOT_STREAMED, check_split, checked_verification_mode, config_of, corpus_of
 from ..core.errors import ConfigError, close_match
 from ..scoring.configs import CONFIGS
 
@@ -26,7 +28,7 @@ MODEL_ARGUMENTS = ("base_url", "seed", "token", "trust_remote_code")
 TASK_KEYS = ("corpus", "config", "split", "version", "config_source")
 # Arguments of ``load`` a task cannot take: it evaluates rows held whole, and a metadata
 # value is JSON.
-NOT_TAKEN = {"streaming": "a task evaluates rows loaded whole, not streamed",
+NOT_TAKEN = {"streaming": NOT_STREAMED,
              "download_config": "it is a Python object, which --metadata (JSON) cannot give",
              "storage_options": "a local copy (data_dir) or a mirror (base_url) is given by path"}
 
@@ -62,14 +64,17 @@ def check(metadata, split):
     """Refuse, before anything loads, a metadata key close to one a task takes, an object
     value naming no corpus, an argument a task cannot take, a ``split`` the task's corpus
     lacks (the split it evaluates: the run's or the task file's), a ``data_dir`` or
-    ``checksums`` that is not there, and a value an option of the task's config cannot
-    take. Raises MetadataError."""
+    ``checksums`` that is not there, a ``verification_mode`` ``datasets`` lacks, and a value
+    an option of the corpus (``verify``, ``variant``, ...) or of the task's config cannot
+    take, its fix the value it most likely meant. Raises MetadataError."""
     taken, corpora = names(), registry.corpora()
     for key, value in metadata.items():
         if key not in taken:
             match = close_match(key, taken, cutoff=0.8)
             if match is not None:  # else a model's argument, which lm-eval merged in
-                raise MetadataError(key, f"no task takes it (did you mean {match!r}?)", {match: value})
+                negated = key.lower().replace("-", "_") == f"no_{match}" and isinstance(value, bool)  # no_verify
+                raise MetadataError(key, f"no task takes it (did you mean {match!r}?)",
+                                    {match: not value if negated else value})
             continue
         if key in NOT_TAKEN:
             raise MetadataError(key, f"not taken: {NOT_TAKEN[key]}")
@@ -91,14 +96,37 @@ def check(metadata, split):
         if path is not None and not check_path(str(path)):
             raise MetadataError(key, f"{corpus.name}'s {path} is no {what}",
                                 {key: {corpus.name: f"path/to/{corpus.name}" + ("/SHA256SUMS.tsv" * (what == "file"))}})
-    for option in config_of(corpus, metadata["config"]).options:
+    mode = given(metadata, "verification_mode", corpus.name)
+    try:
+        checked_verification_mode(mode, "the task")
+    except ConfigError as error:
+        modes = [m.value for m in VerificationMode]
+        raise MetadataError("verification_mode", str(error).removeprefix("the task: "),
+                            {"verification_mode": close_match(str(mode), modes) or "no_checks"}) from None
+    builder = registry.builder_class(corpus)
+    for option in (*builder.corpus_declarations(), *config_of(corpus, metadata["config"]).options):
         value = given(metadata, option.name, corpus.name)
         if value is not None and option.name not in MODEL_ARGUMENTS:
             try:
                 option.check(value, "the task")
             except ConfigError as error:
+                fix = intended(option, value)
                 raise MetadataError(option.name, str(error).removeprefix("the task: "),
-                                    {option.name: option.default}) from None
+                                    None if fix is None else {option.name: fix}) from None
+
+
+def intended(option, value):
+    """What a value an option cannot take most likely meant: a text such as ``"false"`` or
+    ``"60"`` read as the option reads text (``Option.parse``); else the closest of its
+    choices, or its default (None: nothing to show)."""
+    if isinstance(value, str):
+        try:
+            return option.parse(value, "the task")
+        except ConfigError:
+            pass
+    if option.choices:
+        return close_match(str(value), option.choices) or option.choices[0]
+    return option.default
 
 
 def inside_lm_eval_command():

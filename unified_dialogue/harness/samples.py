@@ -4,12 +4,17 @@ the logged document and the text from the filtered response, so that an lm-eval 
 rescored and analysed row by row (``python -m unified_dialogue.scoring ... --per-row``).
 """
 
+import glob
 import json
 import os
 
 from ..cli import write_atomically
 from ..core.errors import UnifiedDialogueError
 from ..scoring.rows import json_lines
+
+
+# Where a samples file comes from, for a message.
+WRITTEN_BY = "lm-eval writes one for each task with --log_samples"
 
 
 class SamplesError(UnifiedDialogueError, ValueError):
@@ -21,6 +26,9 @@ def sample_prediction(sample, where):
     every variant)."""
     if not isinstance(sample, dict):
         raise SamplesError(f"{where}: not a JSON object")
+    if "doc" not in sample and {"id", "text"} <= set(sample):
+        raise SamplesError(f"{where}: a line of a predictions file ({{\"id\", \"text\"}}), not an lm-eval sample: "
+                           f"give the file as it is to python -m unified_dialogue.scoring --predictions")
     doc = sample.get("doc")
     if not isinstance(doc, dict) or not isinstance(doc.get("id"), str):
         raise SamplesError(f"{where}: field doc.id: no row id (a sample of a task of unified_dialogue.harness has one)")
@@ -34,8 +42,13 @@ def sample_prediction(sample, where):
 
 def check_not_results(path):
     """Raise SamplesError where ``path`` is lm-eval's results file (one JSON object with
-    ``results`` and ``configs``) rather than a samples file, naming the samples files beside
-    it or the flag that writes them."""
+    ``results`` and ``configs``) or its output folder rather than a samples file, naming the
+    samples files beside it, or in it, or the flag that writes them."""
+    if os.path.isdir(path):
+        found = sorted(glob.glob(os.path.join(glob.escape(str(path)), "**", "samples_*.jsonl"), recursive=True))
+        hint = f"give one of the samples files in it: {', '.join(found)}" if found else \
+            f"it holds no samples_<task>_<date>.jsonl file ({WRITTEN_BY})"
+        raise SamplesError(f"{path}: a folder; {hint}")
     try:
         with open(path, encoding="utf-8") as f:
             value = json.load(f)
@@ -46,7 +59,7 @@ def check_not_results(path):
     folder = os.path.dirname(os.path.abspath(path))
     beside = sorted(name for name in os.listdir(folder) if name.startswith("samples_") and name.endswith(".jsonl"))
     hint = f"give one of the samples files beside it: {', '.join(beside)}" if beside else \
-        "give the samples_<task>_<date>.jsonl file that lm-eval writes beside it with --log_samples"
+        f"give the samples_<task>_<date>.jsonl file beside it ({WRITTEN_BY})"
     raise SamplesError(f"{path}: an lm-eval results file (the metrics of a run), not a samples file: {hint}")
 
 

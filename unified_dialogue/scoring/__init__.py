@@ -34,6 +34,7 @@ is almost surely a mistake.
 import inspect
 import os
 
+from ..core.errors import ConfigError, MissingSplitError
 from .configs import CONFIGS, scored
 from .rows import ScoringError, read_predictions
 
@@ -73,7 +74,7 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
         The scorer's dict of metrics.
 
     Raises:
-        ConfigError, before any row is loaded, naming a split the corpus lacks or an argument
+        ConfigError, before any row is loaded, naming a split the corpus lacks (or none given) or an argument
         nobody takes (with its close match); ScoringError naming what cannot be scored (an
         unknown or missing id, a bad line of the file); the loader's errors for rows that
         cannot be loaded.
@@ -82,13 +83,15 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
         >>> score("sgd", "dst-chat", "test", "predictions.jsonl", variant="v3")["#ALL_SERVICES"]  # doctest: +SKIP
         {'active_intent_accuracy': 0.93, ..., 'joint_goal_accuracy': 0.71, ...}
     """
-    from ..api import load, sort_arguments
-    from ..core.errors import MissingSplitError
+    from ..api import corpus_of, load, sort_arguments
 
     declaration = scored(config)
+    if split is None:  # load's "every split": a dict of splits, which no scorer reads
+        raise ConfigError(f"split=None: a predictions file answers the rows of one split; name it "
+                          f"({corpus} has the splits {', '.join(corpus_of(corpus).splits)})")
     given = {**(load_options or {}), **(options or {}), **arguments,
              **({"variant": variant} if variant else {}), **({"data_dir": data_dir} if data_dir else {})}
-    sorted_ = sort_arguments(corpus, config, given, split=split, settings=declaration.settings)
+    sorted_ = sort_arguments(corpus, config, given, split=split, settings=declaration.settings, whole=True)
     if isinstance(predictions, (str, os.PathLike)):
         predictions = declaration.read(predictions)
     predicted = split
@@ -96,11 +99,12 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
     def load_rows(name, split=split, **more):
         try:
             return load(corpus, name, split=split, **sorted_.load, **more)
-        except MissingSplitError:  # a partial copy without it
-            copy = sorted_.load.get("data_dir")
-            where = f"the copy {copy}" if copy else "the source"
+        except MissingSplitError as error:  # a partial copy: say why that split is read
+            if split == predicted:
+                raise ScoringError(f"scoring {config} of {corpus} {predicted}: {error}") from None
             raise ScoringError(f"scoring {config} of {corpus} {predicted} reads the {name} rows of split {split!r}, "
-                               f"which {where} has no file of: add that split's files") from None
+                               f"which {error.source} has no file of (it gives the splits {', '.join(error.given)}): "
+                               f"add that split's files") from None
 
     rows = load_rows(config, **sorted_.options)
     return score_rows(config, predictions, rows, load_rows, allow_missing=allow_missing,

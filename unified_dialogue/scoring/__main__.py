@@ -96,7 +96,10 @@ def checked_options(args):
 def predictions_files(args):
     """``{variant: path}`` of the predictions files named (``None``: ``--predictions``), each
     a file that can be read; the command's mistakes in naming them, one line each."""
-    if bool(args.predictions) == bool(args.variant_predictions):
+    if args.predictions and args.variant_predictions:
+        raise ConfigError("--predictions and --variant-predictions together: give one (--predictions PATH for one "
+                          "file, --variant-predictions VARIANT=PATH for each variant: SGD-X's schema sensitivity)")
+    if not args.predictions and not args.variant_predictions:
         raise ConfigError("give the predictions: --predictions PATH, or --variant-predictions VARIANT=PATH for each "
                           "variant (SGD-X's schema sensitivity)")
     files = {args.variant: args.predictions} if args.predictions else {}
@@ -142,6 +145,10 @@ def run(args):
     config_flags = {option.name: option.check(getattr(args, option.name), "the command line")
                     for option in declaration.settings}
     predictions = {variant: declaration.read(path) for variant, path in files.items()}
+    for variant, path in files.items():
+        if not predictions[variant] and not args.allow_missing:  # with it: every row a miss, and a warning
+            raise ConfigError(f"{path}: no prediction: the file is empty (a predictions file has one "
+                              f"{{\"id\", \"text\"}} object a line)")
     common = dict(options=options, load_options=load_options, allow_missing=args.allow_missing,
                   only_predicted=args.only_predicted, **config_flags)
     if args.variant_predictions:

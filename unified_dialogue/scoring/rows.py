@@ -62,7 +62,7 @@ def json_lines(path, error=None):
     (default ``ScoringError``) naming them."""
     error = error or ScoringError
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8-sig") as f:  # a byte order mark (some Windows tools write one) skipped
             lines = list(f)
     except (OSError, UnicodeDecodeError) as problem:
         raise error(f"{path}: cannot be read: {problem}") from None
@@ -71,9 +71,10 @@ def json_lines(path, error=None):
             continue
         where = f"{path}, line {number}"
         try:
-            yield where, json.loads(line)
-        except ValueError as problem:
-            raise error(f"{where}: not JSON: {problem}") from None
+            yield where, json.loads(line.rstrip("\r\n"))
+        except json.JSONDecodeError as problem:  # its position in the line, not in a text of one line
+            raise error(f"{where}: not JSON: {problem.msg} at column {problem.colno} (JSON Lines: one JSON "
+                        f"object a line)") from None
 
 
 def read_predictions(path):
@@ -98,15 +99,31 @@ def read_predictions(path):
     for where, record in json_lines(path):
         if not isinstance(record, dict):
             fail(where, f"a JSON {type(record).__name__}, not an object {{\"id\", \"text\"}}")
+        for key in ("id", "text"):
+            if key not in record:
+                fail(where, f"no '{key}' (its keys: {shown(record)}){shape_hint(record)}")
         identifier = get(record, "id", str, where)
-        if "text" not in record:
-            fail(where, "no 'text'")
         if identifier in predictions:
             fail(where, f"id {identifier!r} is given twice")
         # A text that is not a string is kept: ``pair`` refuses it, naming its id, or
         # counts it as malformed (allow_missing).
         predictions[identifier] = record["text"]
     return predictions
+
+
+# Keys of a sample in an lm-eval samples file (``--log_samples``).
+SAMPLE_KEYS = {"doc_id", "doc", "resps", "filtered_resps"}
+
+
+def shape_hint(record):
+    """What a record without ``id`` or ``text`` looks like, where it tells: a sample of an
+    lm-eval samples file, or a whole ``{id: text}`` mapping written as one object."""
+    if SAMPLE_KEYS <= set(record):
+        return ("; an lm-eval samples file: turn it into predictions with python -m unified_dialogue.harness "
+                "samples-to-predictions")
+    if len(record) > 2 and all(isinstance(value, str) for value in record.values()):
+        return "; one {id: text} object for every row: write one {\"id\": ..., \"text\": ...} object a line instead"
+    return "; each line is {\"id\": <row id>, \"text\": <model output>}"
 
 
 def metrics_text(metrics):
@@ -164,7 +181,7 @@ class Pairs(list):
 
 
 def _parts(identifier):
-    return identifier.split("/")
+    return str(identifier).split("/")
 
 
 def looks_like(unknown, known):
@@ -201,6 +218,18 @@ def shown(ids, limit=5):
     ids = list(ids)
     more = f" and {len(ids) - limit} more" if len(ids) > limit else ""
     return ", ".join(map(repr, ids[:limit])) + more
+
+
+def json_type(value):
+    """The JSON name of ``value``'s type, for a message: "a list", "null", "an object"."""
+    return json_name(type(value))
+
+
+def json_name(kind):
+    """The JSON name of values of type ``kind``: "a string", "a number", "a list", ..."""
+    names = {str: "a string", list: "a list", tuple: "a list", dict: "an object", type(None): "null",
+             bool: "a boolean", int: "a number", float: "a number"}
+    return names.get(kind, with_article(kind.__name__))
 
 
 def pair(predictions, rows, *, key="id", allow_missing=False, kind=str):
@@ -254,12 +283,13 @@ def pair(predictions, rows, *, key="id", allow_missing=False, kind=str):
     if malformed and not allow_missing:
         more = f" ({len(malformed)} such: {shown(malformed)})" if len(malformed) > 1 else ""
         fail(f"prediction {malformed[0]!r}",
-             f"the text is {with_article(type(predictions[malformed[0]]).__name__)}, not {with_article(kind.__name__)}"
-             f"{more} "
-             f"({argument('allow_missing')} counts it as a miss)")
+             f"the text is {json_type(predictions[malformed[0]])}, not {json_name(kind)}{more}"
+             + (": give the model's output as one string" if kind is str else "")
+             + f" (or {argument('allow_missing')} scores such a text as malformed)")
     if missing and not allow_missing:
         raise ScoringError(f"{len(missing)} row(s) have no prediction: {shown(missing)} "
-                           f"({argument('allow_missing')} counts them as misses)")
+                           f"({argument('only_predicted')} scores the predicted rows alone, as an lm-eval --limit "
+                           f"run does; {argument('allow_missing')} counts the others as misses)")
     return Pairs(pairs, missing, malformed)
 
 

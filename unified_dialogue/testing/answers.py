@@ -157,8 +157,10 @@ class Answerer:
     def answer(self, found, with_tools, shown):
         found = list(dict.fromkeys(found))
         if not found:
+            example = f" (ids such as {self.rows[0]['id']!r})" if self.rows else ""
             raise NoAnswer(f"no row of the {len(self.rows)} served has this conversation (it ends with "
-                           f"{shown[-120:]!r}): the stand-in server answers only its rows' prompts")
+                           f"{shown[-120:]!r}): the stand-in server answers only its rows' prompts{example}; a task "
+                           f"of another config or split needs a server of its own (--config, --split)")
         if len(found) > 1:  # the same prompt for several rows: answered in turn (see ``ambiguous``)
             with self.lock:
                 turn = self.turns[tuple(found)] = self.turns.get(tuple(found), -1) + 1
