@@ -91,8 +91,8 @@ def test_a_partial_copy_without_a_split_scoring_reads_names_it(tmp_path, dst_cha
     predictions = write_predictions(tmp_path / "p.jsonl", dst_chat_gold)
     done = run(*SCORING, "--corpus", "sgd", "--config", "dst-chat", "--split", "validation", "--data-dir", str(copy),
                "--no-verify", "--cache-dir", str(tmp_path / "cache"), "--predictions", str(predictions))
-    one_line_error(done, "reads the schema rows of split 'train', which --data-dir", f"{copy} has no file of (it has "
-                   "validation): add that split's files\n")
+    one_line_error(done, "reads the schema rows of split 'train', which data_dir", f"{copy} has no file of (it gives "
+                   "the splits validation): add that split's files\n")
 
 
 def test_the_metrics_replace_an_earlier_file_whole_and_leave_no_temporary_file(tmp_path, cache, dst_chat_gold):

@@ -86,7 +86,7 @@ def test_an_interrupted_run_resumes_and_keeps_finished_episodes(tmp_path, cache,
     (["--limit", "-1"], "--limit -1: give a number of at least 0"),
     (["--concurrency", "0"], "--concurrency 0: give a number of at least 1"),
     (["--split", "dev"], "split 'dev': the environment plays one split of SGD at a time"),
-    (["--variant", "v9"], "option variant takes one of 'v1', 'v2', 'v3', 'v4', 'v5', not 'v9'"),
+    (["--variant", "v9"], "variant 'v9': the environment plays SGD's own names (no variant) or an SGD-X variant's, one of v1, v2, v3, v4, v5"),
     (["--mode", "chat"], "argument --mode: invalid choice"),
     (["--base-url", "http://127.0.0.1:9/v1"], "no answer"),
 ])

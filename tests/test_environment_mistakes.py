@@ -18,7 +18,7 @@ import pytest
 
 from conftest import checksums, fixture_dir
 from unified_dialogue import load
-from unified_dialogue.core.errors import ConfigError
+from unified_dialogue.core.errors import ConfigError, MissingSplitError
 from unified_dialogue.environment import binding, gold
 from unified_dialogue.environment.__main__ import main
 from unified_dialogue.testing.server import StandInServer
@@ -60,7 +60,7 @@ def one_line(capsys):
 # ---------------------------------------------------------------- the command line
 
 @pytest.mark.parametrize("flags,says", [
-    (["--checksums", "nowhere.tsv"], "--checksums nowhere.tsv: no such file"),
+    (["--checksums", "nowhere.tsv"], "--checksums nowhere.tsv: cannot be read (No such file or directory)"),
     (["--temperature", "-1"], "--temperature -1.0: give a temperature of at least 0"),
     (["--model", " "], "--model: give the name of a model the endpoint serves"),
     (["--api-key-env", "NO_SUCH_KEY_VARIABLE"], "--api-key-env NO_SUCH_KEY_VARIABLE: no such environment variable"),
@@ -90,8 +90,8 @@ def test_a_partial_copy_is_played_with_no_verify_and_lacks_its_missing_split(tmp
     copy = tmp_path / "sgd"
     for folder in ("train", "dev"):
         shutil.copytree(fixture_dir("sgd") / folder, copy / folder)
-    with pytest.raises(ConfigError, match=f"split 'test': data_dir {copy} has no files of test "
-                                          r"\(it has train, validation\)"):
+    with pytest.raises(MissingSplitError, match=f"data_dir {copy} has no file of the split 'test' "
+                                                r"\(it gives the splits train, validation\)"):
         load("sgd", "episodes", split="test", data_dir=str(copy), verify=False, cache_dir=cache)
     with StandInServer(gold_agent(cache)) as server:
         assert main(["--base-url", server.base_url, "--model", "m", "--split", "validation", "--out",
@@ -99,7 +99,7 @@ def test_a_partial_copy_is_played_with_no_verify_and_lacks_its_missing_split(tmp
         assert json.loads(capsys.readouterr().out)["overall"]["reward"] == 1.0
         status = run(tmp_path / "t.jsonl", cache, "--split", "test", "--data-dir", str(copy), "--no-verify",
                      base_url=server.base_url)
-    assert status == 2 and f"--split 'test': --data-dir {copy} has no files of test" in one_line(capsys)
+    assert status == 2 and f"data_dir {copy} has no file of the split 'test'" in one_line(capsys)
 
 
 # ---------------------------------------------------------------- the endpoints

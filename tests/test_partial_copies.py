@@ -102,8 +102,8 @@ def test_lm_eval_metadata_names_verify_false_and_takes_it(partial, tmp_path):
 
 @pytest.mark.parametrize("streaming", [False, True])
 def test_a_split_a_partial_copy_has_no_file_of_is_named_with_the_splits_it_gives(partial, tmp_path, streaming):
-    with pytest.raises(MissingSplitError, match=f"^split 'test': data_dir {partial} has no files of test \\(it has "
-                                                "train, validation\\); give a copy that has them, or one of those "
-                                                "\\(split='validation'\\)$"):
+    with pytest.raises(MissingSplitError, match=f"^data_dir {partial} has no file of the split 'test' \\(it gives the "
+                                                "splits train, validation\\): add that split's files, or choose one it "
+                                                "gives \\(split='validation'\\)$"):
         load("sgd", "dst", split="test", data_dir=str(partial), verify=False, cache_dir=str(tmp_path),
              streaming=streaming)

@@ -140,7 +140,7 @@ def test_an_output_folder_that_cannot_be_written_is_named_before_the_work(tmp_pa
 
 @pytest.mark.parametrize("make, words", [
     (lambda folder: folder, "a folder; give the checksum table (a TSV file with the columns path, num_bytes, sha256)"),
-    (lambda folder: folder / "no-such.tsv", "no such file; give the copy's checksum table, or leave it out"),
+    (lambda folder: folder / "no-such.tsv", "cannot be read (No such file or directory)"),
     (lambda folder: lines(folder / "SHA256SUMS", "0" * 64 + "  dev/schema.json"),
      "line 1: not a checksum table: its first line names the tab-separated columns path, num_bytes, sha256"),
     (lambda folder: lines(folder / "t.tsv", "path\tnum_bytes\tsha256", "dev/schema.json 12 abc"),

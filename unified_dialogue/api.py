@@ -6,6 +6,7 @@ loaders and returns the same objects (Dataset, DatasetDict, IterableDataset,
 IterableDatasetDict); an argument that does not apply is refused by name.
 """
 
+import contextlib
 import inspect
 import re
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from datasets.utils.info_utils import VerificationMode
 
 from . import registry
-from .core.errors import ConfigError, MissingSplitError, did_you_mean
+from .core.errors import ConfigError, MissingSplitError, UnifiedDialogueError, did_you_mean
 from .core.options import check_present, corpus_declarations, elsewhere
 from .core.sources import CALLER, argument, caller, no_verify
 
@@ -68,22 +69,6 @@ def split_names(split):
     """The names of the splits a split expression reads (``train[:10%]+validation``: train,
     validation; None: none)."""
     return [] if split is None else [part.split("[", 1)[0].strip() for part in str(split).split("+")]
-
-
-def check_built(builder, split, data_dir, built=None):
-    """Raise MissingSplitError where the source lacks a split asked for: a partial copy
-    without its files (the corpus declares it, the build has none). ``built``: the splits
-    the source has (default: the build's)."""
-    built = list(builder.info.splits or ()) if built is None else built
-    missing = [name for name in split_names(split) if name not in built]
-    if missing:
-        cli = caller() == "cli"
-        source = f"{'--data-dir' if cli else 'data_dir'} {data_dir}" if data_dir else "the source"
-        other = next((name for name in built if name != "train"), built[0] if built else None)
-        raise MissingSplitError(f"{'--split' if cli else 'split'} {split!r}: {source} has no files of "
-                                f"{', '.join(missing)} (it has {', '.join(built) or 'no split'}); give a copy that "
-                                f"has them, or one of those" + (f" ({argument('split', other)})" if other else ""),
-                                source, built)
 
 
 def check_split(corpus, split):
@@ -208,24 +193,35 @@ def load(path_or_name, name=None, split=None, data_dir=None, streaming=False, nu
         builder = load_builder(path_or_name, name, data_dir=data_dir, cache_dir=cache_dir, token=token,
                                storage_options=storage_options, **config_kwargs)
         if streaming:
-            try:
+            with split_given(builder, split, data_dir):
                 return builder.as_streaming_dataset(split=split)
-            except ValueError as error:  # datasets' "Bad split: ... Available splits: [...]": the splits there are
-                listed = re.search(r"Available splits: \[([^\]]*)\]", str(error))
-                if listed is None:
-                    raise
-                check_built(builder, split, data_dir, re.findall(r"'([^']*)'", listed.group(1)))
-                raise
         if download_config is not None and storage_options:  # as load_dataset merges them
             download_config = download_config.copy()
             download_config.storage_options.update(storage_options)
         builder.download_and_prepare(num_proc=num_proc, verification_mode=verification_mode,
                                      download_mode=download_mode, download_config=download_config)
-        check_built(builder, split, data_dir)
         as_dataset = {"split": split, "in_memory": bool(keep_in_memory)}
         if "verification_mode" in inspect.signature(builder.as_dataset).parameters:  # 3.x only
             as_dataset["verification_mode"] = verification_mode
-        return builder.as_dataset(**as_dataset)
+        with split_given(builder, split, data_dir):
+            return builder.as_dataset(**as_dataset)
     finally:
         CALLER.reset(token_)
 
+
+@contextlib.contextmanager
+def split_given(builder, split, data_dir):
+    """Turn ``datasets``' error for a split the build has no rows of (a partial copy without
+    that split's files: "Unknown split", streamed "Bad split") into a MissingSplitError
+    naming the copy, the split and those it gives."""
+    try:
+        yield
+    except ValueError as error:
+        if split is None or isinstance(error, UnifiedDialogueError) or not str(error).startswith(
+                ("Unknown split", "Bad split")):
+            raise
+        where = f"data_dir {data_dir}" if data_dir else f"the source of {builder.CORPUS.name}"
+        listed = re.search(r"\[([^\]]*)\]", str(error))  # datasets lists the splits the build has
+        given = listed.group(1).replace("'", "").split(", ") if listed else list(builder.info.splits or ())
+        choice = next((name for name in given if name != "train"), given[0] if given else "train")
+        raise MissingSplitError(where, split, given, argument("split", choice)) from None

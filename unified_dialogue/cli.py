@@ -172,13 +172,12 @@ def add_copy_flags(parser):
 
 def copy_options(args):
     """``load``'s arguments from the flags of ``add_copy_flags``, after checking that
-    ``--data-dir`` is a folder, ``--checksums`` a checksum table (``read_checksum_table``)
-    and ``--cache-dir`` no file."""
+    ``--data-dir`` is a folder, ``--checksums`` a file and ``--cache-dir`` no file."""
     if args.data_dir and not os.path.isdir(args.data_dir):
         raise ConfigError(f"--data-dir {args.data_dir}: no such folder")
-    if args.checksums:
-        read_checksum_table(args.checksums)  # before anything loads: a file, and a checksum table
     if args.cache_dir and os.path.exists(args.cache_dir) and not os.path.isdir(args.cache_dir):
         raise ConfigError(f"--cache-dir {args.cache_dir}: a file, not a folder; give a folder to build the rows in")
+    if args.checksums:
+        read_checksum_table(args.checksums)  # before anything loads: a checksum table
     options = {name: getattr(args, name) for name in ("data_dir", "checksums", "cache_dir") if getattr(args, name)}
     return {**options, "verify": False} if args.no_verify else options

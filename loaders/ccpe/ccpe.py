@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from loaders.ccpe import format, mapping
 from loaders.ccpe.corpus import CORPUS
-from unified_dialogue.core.builder import CorpusBuilder, CorpusConfig, batched_tables
+from unified_dialogue.core.builder import CorpusBuilder, CorpusConfig
+from unified_dialogue.core.tables import batched_tables
 from unified_dialogue.core.validation import Naming, decode_list
 
 CONVERSATIONS = Naming("conversation", "conversationId")

@@ -13,7 +13,8 @@ from collections import defaultdict
 
 from loaders.faithdial import format, mapping
 from loaders.faithdial.corpus import CORPUS
-from unified_dialogue.core.builder import CorpusBuilder, batched_tables
+from unified_dialogue.core.builder import CorpusBuilder
+from unified_dialogue.core.tables import batched_tables
 from unified_dialogue.core.errors import SourceFormatError
 from unified_dialogue.core.validation import Naming, decode_list
 

@@ -13,7 +13,8 @@ import datasets
 
 from loaders.sgd import format, mapping, sgdx
 from loaders.sgd.corpus import CORPUS, SGDX_BASE_URL, SGDX_CHECKSUMS, SPLIT_DIRS
-from unified_dialogue.core.builder import BATCH_SIZE, CorpusBuilder, CorpusConfig, batched_tables, lazy_batches
+from unified_dialogue.core.builder import CorpusBuilder, CorpusConfig
+from unified_dialogue.core.tables import BATCH_SIZE, batched_tables, lazy_batches
 from unified_dialogue.core.errors import MissingFilesError, SourceFormatError
 from unified_dialogue.core.sources import read_checksum_table
 from unified_dialogue.core.validation import FieldError, Naming, decode_list

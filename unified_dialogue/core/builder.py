@@ -7,14 +7,11 @@ for the shards of a streamed dataset (so ``split_dataset_by_node`` gives each ra
 different files).
 """
 
-import contextlib
 import dataclasses
 import functools
-import gc
 import glob
 import hashlib
 import inspect
-import itertools
 import os
 import posixpath
 import re
@@ -34,12 +31,8 @@ from .options import check_given, check_present, corpus_declarations, elsewhere,
 from .sources import (DOWNLOAD_TIMEOUT, UNKNOWN, caller, discard_download, download, file_sha256, fingerprint, is_url,
                       local_copy_hint, local_files, mismatch_hint, partial_copy_hint, read_checksum_table, read_source,
                       verify_bytes, with_timeout)
-from .validation import lone_surrogate
+from .tables import gc_paused, read_columns
 
-# Records per Arrow table: big enough to amortise Arrow's per-call cost. A file's tables
-# are all made before they are written (see _generate_tables), so memory holds one source
-# file, its records as Python objects while they are mapped, and its tables.
-BATCH_SIZE = 256
 # Left in a build's folder when it was made without the checks (see download_and_prepare).
 UNVERIFIED_MARK = "built-without-checks"
 # BuilderConfig fields that are no options of a corpus.
@@ -86,45 +79,6 @@ def datasets_line():
     """The installed datasets' line, as far as builds differ: its major version, and
     whether it has the ``Json`` feature (4.7 and later)."""
     return f"datasets {datasets.__version__.split('.')[0]}, Json: {hasattr(datasets, 'Json')}"
-
-
-@contextlib.contextmanager
-def gc_paused():
-    """Pause the cyclic garbage collector. Parsed JSON and mapped records hold no reference
-    cycles, so reference counting frees them; but while a file's million objects are alive,
-    every collection would scan them all again, which costs more than the mapping itself."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def lazy_batches(items, size):
-    """``items`` in batches of ``size``, each an iterator that takes its items only as it
-    is consumed; each batch must be consumed wholly before the next is asked for."""
-    items = iter(items)
-    for first in items:
-        yield itertools.chain([first], itertools.islice(items, size - 1))
-
-
-def batched_tables(records, schema, file):
-    """pa.Tables of BATCH_SIZE records each, made as they are asked for. A string Arrow
-    cannot store is a SourceFormatError naming ``file``, the record's position and field."""
-    for start, lazy_batch in zip(itertools.count(0, BATCH_SIZE), lazy_batches(records, BATCH_SIZE)):
-        batch = list(lazy_batch)
-        try:
-            table = pa.Table.from_pylist(batch, schema=schema)
-        except UnicodeEncodeError:
-            for offset, record in enumerate(batch):
-                field = lone_surrogate(record)
-                if field is not None:
-                    raise SourceFormatError(file, f"record #{start + offset}", field,
-                                            "a string with a lone surrogate, which is not Unicode text") from None
-            raise
-        yield table
 
 
 class CorpusBuilder(datasets.ArrowBasedBuilder):
@@ -432,16 +386,3 @@ class CorpusBuilder(datasets.ArrowBasedBuilder):
             return error
         return RuntimeError(f"{split_generator.name}: the key {value!r} is repeated in the built split, "
                             f"but not in its source files")
-
-
-def read_columns(fs, path, columns):
-    """Record batches of ``columns`` of a split file written by datasets (Arrow stream or
-    Parquet), one batch in memory at a time."""
-    with fs.open(path, "rb") as f:
-        if path.endswith(".parquet"):
-            import pyarrow.parquet as pq
-
-            yield from pq.ParquetFile(f).iter_batches(columns=list(columns))
-        else:
-            for batch in pa.ipc.open_stream(f):
-                yield batch.select(list(columns))

@@ -75,6 +75,20 @@ class MissingFilesError(UnifiedDialogueError, FileNotFoundError):
     lacks files the checksum table lists."""
 
 
+class MissingSplitError(MissingFilesError, ValueError):
+    """A split the corpus has but the source read (a partial copy) gives no file of; a
+    ValueError, as ``datasets``' own error for an unknown split is. ``source``: the copy
+    (``data_dir ...``); ``split``; ``given``: the splits it has files of."""
+
+    def __init__(self, source, split, given, fix):
+        self.source, self.split, self.given, self.fix = source, split, given, fix
+        super().__init__(f"{source} has no file of the split {split!r} (it gives the splits {', '.join(given)}): "
+                         f"add that split's files, or choose one it gives ({fix})")
+
+    def __reduce__(self):
+        return type(self), (self.source, self.split, self.given, self.fix)
+
+
 class DownloadError(UnifiedDialogueError, ConnectionError):
     """A download that failed or did not answer in time; the message names the URL and
     says how to load a local copy instead."""
@@ -83,16 +97,3 @@ class DownloadError(UnifiedDialogueError, ConnectionError):
 class ConfigError(UnifiedDialogueError, TypeError, ValueError):
     """An option the loader does not take (a TypeError, as for an unexpected argument), or
     a value it cannot use (a ValueError)."""
-
-
-class MissingSplitError(ConfigError):
-    """A split asked for that the source has no files of (a partial copy without them);
-    ``source`` names the source (``data_dir ...``), ``built`` the splits it has."""
-
-    def __init__(self, message, source=None, built=()):
-        super().__init__(message)
-        self.source, self.built = source, list(built)
-
-    def __reduce__(self):
-        # rebuilt from its parts, so that it comes back intact from a worker process
-        return type(self), (str(self), self.source, self.built)

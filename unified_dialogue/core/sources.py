@@ -110,11 +110,8 @@ def read_checksum_table(path):
     try:
         with open(path, encoding="utf-8") as f:
             lines = f.read().splitlines()
-    except FileNotFoundError:
-        raise ConfigError(f"{where}: no such file; give the copy's checksum table, or leave it out (the corpus's "
-                          f"own is read)") from None
     except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{where}: cannot be read ({getattr(error, 'strerror', None) or error})") from None
+        raise ConfigError(f"{where}: cannot be read ({error.strerror or error})") from None
     rows = csv.DictReader(lines, delimiter="\t")
     if not set(TABLE_COLUMNS) <= set(rows.fieldnames or ()):
         raise ConfigError(f"{where}, line 1: not a checksum table: its first line names the tab-separated columns "

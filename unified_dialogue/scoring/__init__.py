@@ -99,11 +99,11 @@ def score(corpus, config, split, predictions, *, variant=None, data_dir=None, op
     def load_rows(name, split=split, **more):
         try:
             return load(corpus, name, split=split, **sorted_.load, **more)
-        except MissingSplitError as error:  # a partial copy: a split read besides the one predicted says why
+        except MissingSplitError as error:  # a partial copy: say why that split is read
             if split == predicted:
-                raise
+                raise ScoringError(f"scoring {config} of {corpus} {predicted}: {error}") from None
             raise ScoringError(f"scoring {config} of {corpus} {predicted} reads the {name} rows of split {split!r}, "
-                               f"which {error.source} has no file of (it has {', '.join(error.built) or 'no split'}): "
+                               f"which {error.source} has no file of (it gives the splits {', '.join(error.given)}): "
                                f"add that split's files") from None
 
     rows = load_rows(config, **sorted_.options)

@@ -2,7 +2,8 @@
 
 from tiny_corpora.tiny import format, mapping
 from tiny_corpora.tiny.corpus import CORPUS
-from unified_dialogue.core.builder import CorpusBuilder, batched_tables
+from unified_dialogue.core.builder import CorpusBuilder
+from unified_dialogue.core.tables import batched_tables
 from unified_dialogue.core.validation import Naming, decode_list
 
 CHATS = Naming("chat", "id")
