@@ -30,6 +30,8 @@ BOOL = Value("bool")
 # A frame's ``active_intent`` when no intent is active, in SGD's files and in the frames
 # the ``dst`` view gives in their format (the unified ``belief_state`` has None).
 NO_INTENT = "NONE"
+# The value a user gives a slot they do not mind (SGD's own word).
+DONTCARE = "dontcare"
 
 SPAN = {"value": STRING, "start": INT, "end": INT}
 SLOT_VALUE_PAIR = {"slot": STRING, "value": STRING}

@@ -21,7 +21,8 @@ agent's (an agent that gives its final answer before the user is done cut it sho
 
 import re
 
-DONTCARE = "dontcare"
+from ..core.features import DONTCARE
+
 TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
 DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",

@@ -13,10 +13,10 @@ import json
 from dataclasses import dataclass
 from typing import Dict, Tuple
 
+from ..core.features import DONTCARE
 from ..chat.agent import parameters, slot_property, tool_name
 from ..scoring.tool_calls import as_text, value_key
 
-DONTCARE = "dontcare"
 
 
 @dataclass(frozen=True)

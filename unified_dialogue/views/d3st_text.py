@@ -30,7 +30,7 @@ from typing import Tuple
 
 from ..core.answer import answer
 from ..core.errors import UnifiedDialogueError
-from ..core.features import NO_INTENT
+from ..core.features import DONTCARE, NO_INTENT  # noqa: F401  (DONTCARE: the D3ST text's too)
 from ..core.problems import MALFORMED, UNKNOWN_INTENT, UNKNOWN_SLOT, Problem, cut
 from .d3st_syntax import INTENTS_MARKER, REQUESTED_MARKER, STATES_MARKER, VALUE_SEPARATOR, delimiter_problem, \
     letter_of, read_sections, written_text, written_values
@@ -38,7 +38,6 @@ from .d3st_syntax import INTENTS_MARKER, REQUESTED_MARKER, STATES_MARKER, VALUE_
 LEVELS = ("dst", "dst_intent")
 DATA_FORMATS = ("full_desc", "item_name", "rand_name")
 MULTIPLE_CHOICE = ("none", "a", "1a")
-DONTCARE = "dontcare"
 LETTERS = string.ascii_lowercase
 
 
