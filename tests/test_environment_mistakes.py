@@ -95,7 +95,7 @@ def test_a_partial_copy_is_played_with_no_verify_and_lacks_its_missing_split(tmp
         load("sgd", "episodes", split="test", data_dir=str(copy), verify=False, cache_dir=cache)
     with StandInServer(gold_agent(cache)) as server:
         assert main(["--base-url", server.base_url, "--model", "m", "--split", "validation", "--out",
-                     str(tmp_path / "o.jsonl"), "--data-dir", str(copy), "--no-verify", "--cache-dir", cache]) == 0
+                     str(tmp_path / "o.jsonl"), "--data-dir", str(copy), "--no-verify", "--cache-dir", cache, "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["overall"]["reward"] == 1.0
         status = run(tmp_path / "t.jsonl", cache, "--split", "test", "--data-dir", str(copy), "--no-verify",
                      base_url=server.base_url)
@@ -172,7 +172,7 @@ def test_a_request_refused_after_the_endpoint_answered_ends_only_its_episode(tmp
 
     out = tmp_path / "o.jsonl"
     with StandInServer(answer) as server:
-        assert run(out, cache, "--concurrency", "1", base_url=server.base_url) == 0
+        assert run(out, cache, "--concurrency", "1", "--json", base_url=server.base_url) == 0
         captured = capsys.readouterr()
         asked = len(server.requests)
         assert run(out, cache, base_url=server.base_url) == 0 and len(server.requests) == asked  # nothing replayed
@@ -180,7 +180,7 @@ def test_a_request_refused_after_the_endpoint_answered_ends_only_its_episode(tmp
     errors = [line for line in lines if line["ended"] == "error"]
     assert len(lines) == 3 and errors and all("maximum context length" in line["error"] for line in errors)
     assert json.loads(captured.out)["ended_with_error"] == len(errors)
-    warnings = captured.err.splitlines()
+    warnings = [line for line in captured.err.splitlines() if line != "3/3 episodes"]  # the progress on a pipe
     assert len(warnings) == len(errors) and all(w.startswith("warning: episode sgd/validation/") for w in warnings)
 
 

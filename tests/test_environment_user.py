@@ -42,7 +42,7 @@ def gold_agent(cache):
 
 def evaluate(agent, user, out, cache, *more):
     return main(["--base-url", agent.base_url, "--model", "agent", "--split", "validation", "--out", str(out),
-                 "--cache-dir", cache, *DATA, "--mode", "simulated", "--user-base-url", user.base_url,
+                 "--json", "--cache-dir", cache, *DATA, "--mode", "simulated", "--user-base-url", user.base_url,
                  "--user-model", "user", *more])
 
 
@@ -62,8 +62,11 @@ def test_the_gold_agent_and_a_replaying_user_earn_1(tmp_path, cache, capsys):
     assert summary["failures"] == {"agent": 0, "user": 0} and summary["ended_at_max_user_turns"] == 0
     assert [r["reward"] for r in played] == [1.0] * 3
     for record in played:
+        first = next(r for r in rows if r["dialogue_id"] == record["dialogue_id"])["completion"][0]["content"]
         assert record["user"] == {"model": "user", "temperature": 0.5, "seed": 3, "ended": "stop",
-                                  "turns": sum(r["dialogue_id"] == record["dialogue_id"] for r in rows)}
+                                  "turns": sum(r["dialogue_id"] == record["dialogue_id"] for r in rows),
+                                  "max_turns": 30, "instruction": None, "max_tokens": None,
+                                  "opening": reading(first)[0]}  # the first user message, the prompt's
         assert (record["seed"], record["temperature"], record["mode"]) == (7, 0.0, "simulated")
         assert record["user_stated_goal"] and record["unstated"] == [] and record["failure"] is None
     # the simulated user was asked once per user turn, each time with a user-chat row's prompt

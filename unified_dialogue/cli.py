@@ -72,7 +72,7 @@ def check_output(path, flag, inputs=()):
     before any work is done: not a folder, in a folder that exists and can be written, and
     none of ``inputs`` (paths the command reads; a folder stands for every file in it)."""
     where = f"{flag} {path}"
-    if os.path.isdir(path):
+    if os.path.isdir(path) or path.endswith(("/", os.sep)):  # "newdir/": open() would say IsADirectoryError
         raise ConfigError(f"{where}: a folder; give the path of a file to write")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):

@@ -3,14 +3,16 @@ OpenAI-compatible chat endpoint with tools, one JSON line per episode, then a su
 
     python -m unified_dialogue.environment --base-url http://127.0.0.1:8000/v1 --model NAME \\
         --split validation --out episodes.jsonl [--mode ticket|replay|simulated] [--variant v1] \\
-        [--limit N] [--concurrency 4] [--max-steps 30] [--temperature 0] [--seed N] \\
+        [--limit N | --sample N [--sample-seed S]] [--trials N] [--concurrency 4] [--max-steps 30] \\
+        [--temperature 0] [--seed N] [--max-tokens N] [--timeout 120] \\
         [--user-base-url URL --user-model NAME [--user-temperature 0] [--user-seed N] \\
-         [--max-user-turns 30] [--user-instruction TEXT]] \\
-        [--data-dir path/to/sgd] [--no-verify] [--cache-dir DIR] [--summary summary.json]
+         [--max-user-turns 30] [--user-instruction TEXT] [--user-max-tokens N]] \\
+        [--data-dir path/to/sgd] [--no-verify] [--cache-dir DIR] [--summary summary.json] [--json]
 
 Run it again with the same ``--out`` and flags to resume: the episodes already written are
-kept and not played again. The summary (success overall, per domain, seen and unseen services,
-with and without transactions) is printed, and written to ``--summary`` where given.
+kept and not played again. The summary (the run's name and counts; success and pass^k
+overall, per domain, seen and unseen services, with and without transactions) is printed
+as a table (as JSON with ``--json``), and written as JSON to ``--summary`` where given.
 The key of an endpoint that needs one is read from the environment variable named by
 ``--api-key-env`` (default ``OPENAI_API_KEY``), never from the command line.
 
@@ -24,17 +26,24 @@ import argparse
 import json
 import os
 import sys
+import time
 from urllib.parse import urlparse
 
 from ..cli import add_copy_flags, check_output, copy_options, progress, run_command, write_atomically
 from ..core.errors import ConfigError
 from ..chat.user import STOP, STOP_PLACEHOLDER
-from .play import AGENT, USER, Endpoint, evaluate, finished, run_header
+from .endpoint import AGENT, USER, Endpoint
+from .play import evaluate
+from .results import table
+from .runs import finished, run_header
+from .text_calls import warning as text_calls_warning
 from .tickets import MODES
 from .user import UserModel
 
 # Where the endpoints' key is read from unless a flag names another variable.
 KEY_VARIABLE = "OPENAI_API_KEY"
+# Seconds between two progress lines on a pipe (a terminal's line is rewritten as episodes end).
+PROGRESS_EVERY = 30.0
 
 
 def parser():
@@ -46,12 +55,20 @@ def parser():
     made.add_argument("--out", required=True, help="the episodes' JSON lines (resumed where it exists)")
     made.add_argument("--mode", default="ticket", choices=MODES, help="how the user speaks (default: ticket)")
     made.add_argument("--variant", help="an SGD-X variant, v1 … v5")
-    made.add_argument("--limit", type=int, help="play only the first N episodes of the split")
+    made.add_argument("--limit", type=int, help="play only the first N episodes in the split's order (a few "
+                                                "domains only: for a smoke run; --sample for a figure)")
+    made.add_argument("--sample", type=int, metavar="N", help="play N episodes drawn across domains (each domain "
+                                                              "in turn gives one, drawn with --sample-seed)")
+    made.add_argument("--sample-seed", type=int, default=0, help="the seed of --sample's draw (default: 0)")
+    made.add_argument("--trials", type=int, default=1,
+                      help="play each episode N times (trial t sends --seed + t); the summary gives pass^k for "
+                           "k = 1 … N (default: 1)")
     made.add_argument("--concurrency", type=int, default=4, help="episodes played at once (default: 4)")
     made.add_argument("--max-steps", type=int, default=30, help="answers of the model per episode (default: 30)")
     made.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default: 0)")
     made.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one answer (default: 120)")
     made.add_argument("--seed", type=int, help="the sampling seed sent with each request (default: none)")
+    made.add_argument("--max-tokens", type=int, help="max_tokens sent with each request (default: the server's)")
     made.add_argument("--api-key-env", default=KEY_VARIABLE, help="the environment variable holding the key")
     user = made.add_argument_group("the simulated user (--mode simulated)")
     user.add_argument("--user-base-url", help="the user model's endpoint (…/v1)")
@@ -61,9 +78,11 @@ def parser():
     user.add_argument("--max-user-turns", type=int, default=30,
                       help="turns the user speaks at most; reaching them fails the episode (default: 30)")
     user.add_argument("--user-instruction", help="the instruction of its system message (default: user-chat's)")
+    user.add_argument("--user-max-tokens", type=int, help="max_tokens sent with its requests (default: the server's)")
     user.add_argument("--user-api-key-env", default=KEY_VARIABLE,
                       help="the environment variable holding its key")
     made.add_argument("--summary", help="also write the summary to this JSON file")
+    made.add_argument("--json", action="store_true", help="print the summary as JSON, not as a table")
     return add_copy_flags(made)
 
 
@@ -82,8 +101,13 @@ def checked(args):
         raise ConfigError("--mode simulated: give the user's model with --user-base-url and --user-model")
     if args.mode != "simulated" and user_flags:
         raise ConfigError(f"{user_flags[0]}: a user model plays only in --mode simulated")
-    for flag, value, least in (("--limit", args.limit, 0), ("--concurrency", args.concurrency, 1),
-                               ("--max-steps", args.max_steps, 1), ("--max-user-turns", args.max_user_turns, 1)):
+    if args.limit is not None and args.sample is not None:
+        raise ConfigError("--limit and --sample: give one (--sample N draws across domains, --limit N takes the "
+                          "first N)")
+    for flag, value, least in (("--limit", args.limit, 0), ("--sample", args.sample, 1),
+                               ("--trials", args.trials, 1), ("--concurrency", args.concurrency, 1),
+                               ("--max-steps", args.max_steps, 1), ("--max-user-turns", args.max_user_turns, 1),
+                               ("--max-tokens", args.max_tokens, 1), ("--user-max-tokens", args.user_max_tokens, 1)):
         if value is not None and value < least:
             raise ConfigError(f"{flag} {value}: give a number of at least {least}")
     for flag, value in (("--temperature", args.temperature), ("--user-temperature", args.user_temperature)):
@@ -109,9 +133,32 @@ def checked(args):
         check_output(args.summary, "--summary", inputs + [args.out])
 
 
-def show(done, total):
-    sys.stderr.write(f"\r{done}/{total} episodes")
-    sys.stderr.flush()
+def shower(terminal, every=PROGRESS_EVERY):
+    """``show(done, total)``: on a terminal one line rewritten as episodes end; on a pipe a
+    line once ``every`` seconds have passed since the last (or the start), and the last."""
+    last = [time.monotonic()]
+
+    def show(done, total):
+        if terminal:
+            sys.stderr.write(f"\r{done}/{total} episodes")
+        elif done == total or time.monotonic() - last[0] >= every:
+            last[0] = time.monotonic()
+            sys.stderr.write(f"{done}/{total} episodes\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def run_name(args):
+    """What names the run in its summary (``results.summary``'s ``run``)."""
+    return {"split": args.split, "mode": args.mode, "variant": args.variant, "model": args.model,
+            "limit": args.limit, "sample": args.sample, "sample_seed": args.sample_seed if args.sample else None,
+            "settings": {"temperature": args.temperature, "seed": args.seed, "max_steps": args.max_steps,
+                         "max_tokens": args.max_tokens, "user_model": args.user_model,
+                         **({"user_temperature": args.user_temperature, "user_seed": args.user_seed,
+                             "max_user_turns": args.max_user_turns, "user_max_tokens": args.user_max_tokens,
+                             "user_instruction": "given" if args.user_instruction else None}
+                            if args.mode == "simulated" else {})}}
 
 
 def main(argv=None):
@@ -121,11 +168,12 @@ def main(argv=None):
         checked(args)
         options = copy_options(args)
         endpoint = Endpoint(args.base_url, args.model, os.environ.get(args.api_key_env), args.temperature,
-                            args.timeout, args.seed, AGENT)
+                            args.timeout, args.seed, AGENT, args.max_tokens)
         user_model = None
         if args.mode == "simulated":
             user_model = UserModel(Endpoint(args.user_base_url, args.user_model, os.environ.get(args.user_api_key_env),
-                                            args.user_temperature, args.timeout, args.user_seed, USER),
+                                            args.user_temperature, args.timeout, args.user_seed, USER,
+                                            args.user_max_tokens),
                                    args.max_user_turns, args.user_instruction)
         finished(args.out, run_header(endpoint, args.split, args.mode, args.max_steps, args.variant, user_model))
         for served in filter(None, (endpoint, user_model and user_model.endpoint)):
@@ -135,15 +183,19 @@ def main(argv=None):
         unseen = unseen_services(ready, args.variant, options)
         terminal = sys.stderr.isatty()
         result = evaluate(endpoint, ready, args.out, unseen=unseen, limit=args.limit, concurrency=args.concurrency,
-                          max_steps=args.max_steps, variant=args.variant, progress=show if terminal else None,
+                          max_steps=args.max_steps, variant=args.variant, progress=shower(terminal),
                           user_model=user_model, warn=lambda line: sys.stderr.write(("\n" if terminal else "") + line
-                                                                                    + "\n"))
+                                                                                    + "\n"),
+                          trials=args.trials, size=args.sample, sample_seed=args.sample_seed, run=run_name(args))
         if terminal:
             sys.stderr.write("\n")
+        if result["text_tool_calls"]:
+            sys.stderr.write(text_calls_warning(result["text_tool_calls"], result["with_text_tool_calls"],
+                                                endpoint.server) + "\n")
         text = json.dumps(result, indent=2, ensure_ascii=False)
         if args.summary:
             write_atomically(args.summary, text + "\n")
-        print(text)
+        print(text if args.json else table(result), end="\n" if args.json else "")
         return 0
 
     try:

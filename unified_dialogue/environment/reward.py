@@ -28,6 +28,9 @@ from ..scoring.tool_calls import value_key
 from .episode import gold_keys
 from .user import MAX_TURNS
 
+# The version of this reward, written in each episode's line: lines judged by another
+# version are neither resumed nor mixed with these.
+REWARD_VERSION = "1"
 PARTS = ("reward", "transaction_precision", "transaction_recall", "call_accuracy", "requested_values_given")
 YES_NO = frozenset({"true", "false"})
 
@@ -93,4 +96,4 @@ def parts(episode, final_answer=None, judge_told=True):
     return {"reward": float(success), **result}
 
 
-__all__ = ["PARTS", "parts"]
+__all__ = ["PARTS", "REWARD_VERSION", "parts"]

@@ -29,6 +29,7 @@ class SimulatedUser:
             tools)`` gives the assistant message).
         system: the system message (``chat.user.system_message``).
         max_turns: the most turns the user speaks.
+        seed: the seed sent with its requests (None: the endpoint's).
 
     Example:
         >>> user = SimulatedUser(endpoint, system_message(ticket(goal, schemas)), 30)
@@ -36,8 +37,9 @@ class SimulatedUser:
         >>> reply = user.reply("Which city?")
     """
 
-    def __init__(self, endpoint, system, max_turns):
+    def __init__(self, endpoint, system, max_turns, seed=None):
         self.endpoint, self.max_turns = endpoint, max_turns
+        self.seed = getattr(endpoint, "seed", None) if seed is None else seed
         self.messages = [{"role": "system", "content": system}, {"role": "user", "content": OPENING}]
         self.said = []  # the user's words, turn by turn
         self.ended = None
@@ -52,7 +54,8 @@ class SimulatedUser:
         return self.turn()
 
     def turn(self):
-        answered = self.endpoint.answer(self.messages, None)
+        asked = {"seed": self.seed} if self.seed is not None else {}
+        answered = self.endpoint.answer(self.messages, None, **asked)
         words, ends, _ = reading(content_text(answered.get("content")))  # no answer: a turn without words
         self.messages.append({"role": "assistant", "content": words})
         self.said.append(words)
@@ -73,9 +76,9 @@ class UserModel(NamedTuple):
     max_turns: int = 30
     instruction: Optional[str] = None
 
-    def user_of(self, schemas, row):
+    def user_of(self, schemas, row, seed=None):
         """The ``SimulatedUser`` of an ``episodes`` row, its system message that of the
         dialogue's ``user-chat`` rows (``schemas``: ``{service name: schema record}``
-        holding the row's services)."""
+        holding the row's services); ``seed``: its requests' (None: the endpoint's)."""
         return SimulatedUser(self.endpoint, system_message(ticket(row["goal"], schemas), self.instruction),
-                             self.max_turns)
+                             self.max_turns, seed)
