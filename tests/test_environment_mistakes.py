@@ -272,3 +272,38 @@ def test_a_database_file_that_is_gone_is_said_at_reset_not_by_each_tool(bound, t
     gone = binding.Factory(factory.schemas_text, factory.mode, str(tmp_path / "gone.sqlite"))()
     with pytest.raises(ConfigError, match=f"the database file {tmp_path / 'gone.sqlite'} is not there"):
         gone.reset(**{key: value for key, value in rows[0].items() if key != "environment"})
+
+
+def test_reset_refuses_a_row_of_another_split(bound):
+    import dataclasses
+
+    rows, factories = bound
+    factory = factories[rows[0]["environment"]]
+    assert factory.split == "validation"
+    row = {key: value for key, value in rows[0].items() if key != "environment"}
+    factory()._check(row)  # its own split's row passes
+    trained = dataclasses.replace(factory, split="train")()  # the train split's environment of the same services
+    with pytest.raises(ConfigError, match=f"reset\\(\\): the row {row['dialogue_id']} is no episode of the train "
+                                          "split, whose database this environment plays"):
+        trained.reset(**row)
+
+
+def test_rows_cut_with_select_columns_are_said_so_where_trl_looks_for_their_environment(bound):
+    rows, factories = bound
+    with pytest.raises(ConfigError, match="a row has no 'environment' column \\(cut with select_columns\\?\\)"):
+        None in factories  # TRL's check of each row's environment
+    assert rows[0]["environment"] in factories and "no such environment" not in factories
+
+
+def test_the_reward_function_given_to_trl_uncalled_answers_trls_call(bound):
+    from unified_dialogue import environment
+
+    rows, factories = bound
+    row = {key: value for key, value in rows[0].items() if key != "environment"}
+    played = factories[rows[0]["environment"]]()
+    played.reset(**row)
+    called = environment.reward_function(prompts=[row["prompt"]], completions=["Done."], environments=[played])
+    assert called == environment.reward_function()(prompts=[row["prompt"]], completions=["Done."],
+                                                   environments=[played]) == [0.0]
+    with pytest.raises(TypeError, match="give the reward parts only"):
+        environment.reward_function("call_accuracy", completions=["Done."], environments=[played])

@@ -33,11 +33,11 @@ def trl(split, *, mode="ticket", variant=None, get_reward=False, user=None, **lo
     return _trl(split, mode=mode, variant=variant, get_reward=get_reward, user=user, **load_options)
 
 
-def reward_function(part="reward", *parts):
+def reward_function(part="reward", *parts, **columns):
     """See ``unified_dialogue.environment.binding.reward_function``."""
     from .binding import reward_function as _reward_function
 
-    return _reward_function(part, *parts)
+    return _reward_function(part, *parts, **columns)
 
 
 __all__ = ["DATABASE", "EPISODES", "configs", "reward_function", "trl"]

@@ -133,15 +133,15 @@ def checked(args):
         check_output(args.summary, "--summary", inputs + [args.out])
 
 
-def shower(terminal, every=PROGRESS_EVERY):
+def shower(terminal, every=None):
     """``show(done, total)``: on a terminal one line rewritten as episodes end; on a pipe a
     line once ``every`` seconds have passed since the last (or the start), and the last."""
-    last = [time.monotonic()]
+    last, every = [time.monotonic()], PROGRESS_EVERY if every is None else every
 
     def show(done, total):
         if terminal:
             sys.stderr.write(f"\r{done}/{total} episodes")
-        elif done == total or time.monotonic() - last[0] >= every:
+        elif done and (done == total or time.monotonic() - last[0] >= every):
             last[0] = time.monotonic()
             sys.stderr.write(f"{done}/{total} episodes\n")
         sys.stderr.flush()

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple, Optional
 
 from ..core.errors import ConfigError
+from ..core.features import dialogue_id
 from . import reward as rewards
 from ..core.answer import content_text
 from .episode import Episode, error_text
@@ -152,6 +153,11 @@ class Environment:
         if missing:
             raise ConfigError(f"reset(): the row has no {', '.join(missing)}: give the trainer the rows "
                               f"environment.trl(...) returns with all their columns (no select_columns)")
+        split = self._factory.split
+        if split is not None and not str(row["dialogue_id"]).startswith(dialogue_id("sgd", split, "")):
+            raise ConfigError(f"reset(): the row {row['dialogue_id']} is no episode of the {split} split, whose "
+                              f"database this environment plays: give the trainer the rows and the factories of one "
+                              f"environment.trl(split) call")
         names = [schema["service_name"] for schema in self._services.schemas]
         if environment_name(row["services"]) != environment_name(names) or row["mode"] != self._factory.mode:
             raise ConfigError(f"reset(): the row {row['dialogue_id']} is an episode of {row['services']} in mode "
@@ -199,28 +205,42 @@ def environment_class(schemas_text, mode, rewarded=False):
 class Factory:
     """``Factory()`` → a new environment of one set of services: picklable, it holds the
     schemas as JSON text, the mode, the database's path, whether the environment has
-    ``get_reward`` and, in ``simulated`` mode, the user's model (``user.UserModel``)."""
+    ``get_reward``, in ``simulated`` mode the user's model (``user.UserModel``), and the
+    split whose database it plays (its ``reset`` refuses a row of another split; None: any)."""
 
     schemas_text: str
     mode: str
     path: str
     rewarded: bool = False
     user: Optional[UserModel] = None
+    split: Optional[str] = None
 
     def __call__(self):
         return environment_class(self.schemas_text, self.mode, self.rewarded)(self)
 
 
+class Factories(dict):
+    """``{environment name: Factory}``, TRL's ``environment_factory``. Asked for ``None`` (a
+    row without its ``environment`` column, which TRL reads to choose the factory), it
+    says so instead of TRL's list of every environment's name."""
+
+    def __contains__(self, name):
+        if name is None:
+            raise ConfigError("a row has no 'environment' column (cut with select_columns?): give the trainer the "
+                              "rows environment.trl(...) returns with all their columns; TRL passes them to reset()")
+        return super().__contains__(name)
+
+
 def factories(ready, get_reward=False, user=None):
-    """``{environment name: Factory}`` for every set of services of a ``splits.Split``'s
-    episodes; ``get_reward``: environments with ``get_reward``; ``user``: the simulated
-    user's model, in ``simulated`` mode."""
+    """``Factories`` for every set of services of a ``splits.Split``'s episodes;
+    ``get_reward``: environments with ``get_reward``; ``user``: the simulated user's model,
+    in ``simulated`` mode."""
     made = {}
     for names in {tuple(services) for services in ready.episodes["services"]}:
         schemas = [ready.schemas[name] for name in names]
         made[environment_name(names)] = Factory(json.dumps(schemas, ensure_ascii=False, sort_keys=True),
-                                                ready.mode, ready.path, get_reward, user)
-    return dict(sorted(made.items()))
+                                                ready.mode, ready.path, get_reward, user, ready.name)
+    return Factories(sorted(made.items()))
 
 
 def final_answer(completion):
@@ -254,9 +274,11 @@ class EpisodeReward:
                 for environment, completion in zip(environments, completions)]
 
 
-def reward_function(part="reward", *parts):
+def reward_function(part="reward", *parts, **columns):
     """The environment's reward as a TRL reward function (``EpisodeReward``); with more
-    than one part, a list of them, one per part.
+    than one part, a list of them, one per part. Given to TRL as it is
+    (``reward_funcs=reward_function``, not called), TRL's call (its ``prompts``,
+    ``completions``, ``environments`` keywords) is answered with the reward.
 
     Args:
         part: one of ``reward.PARTS``: ``reward`` (1.0 or 0.0), ``transaction_precision``,
@@ -270,6 +292,11 @@ def reward_function(part="reward", *parts):
     Example:
         >>> GRPOTrainer(..., reward_funcs=reward_function("reward", "call_accuracy"), environment_factory=factories)
     """
+    if columns:
+        if part != "reward" or parts or "completions" not in columns:
+            raise TypeError(f"reward_function({', '.join(map(repr, (part, *parts)))}, {', '.join(columns)}=...): give "
+                            f"the reward parts only, as reward_function('reward', 'call_accuracy')")
+        return EpisodeReward()(**columns)
     made = [EpisodeReward(name) for name in (part, *parts)]
     return made if parts else made[0]
 

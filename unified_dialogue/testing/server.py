@@ -9,11 +9,15 @@ Endpoints, under ``base_url`` (``http://127.0.0.1:<port>/v1``): ``POST /chat/com
 sequences applied to the text), ``POST /completions`` (a ``prompt`` text or a list of
 them) and ``GET /models``. Tool calls are answered as OpenAI writes them (``{"id",
 "type": "function", "function": {"name", "arguments": "<JSON text>"}}``, ``finish_reason``
-``"tool_calls"``). ``usage`` counts white-space separated words, not a tokenizer's tokens.
+``"tool_calls"``), or, with ``calls_as_text``, written into the ``content`` as a model's
+chat template writes them and a server that does not parse them returns them (``hermes``:
+``<tool_call>{...}</tool_call>``, ``json``: the bare object, ``llama``: after
+``<|python_tag|>``, ``mistral``: after ``[TOOL_CALLS]``). ``usage`` counts white-space separated words, not a tokenizer's tokens.
 A request no answer fits is an HTTP 400 whose ``error.message`` says why.
 
     python -m unified_dialogue.testing.server --corpus sgd --config agent-call-chat --split validation \\
-        [--variant v3] [--data-dir DIR] [--checksums TSV] [--no-verify] [--predictions FILE] [--port N]
+        [--variant v3] [--data-dir DIR] [--checksums TSV] [--no-verify] [--predictions FILE] [--port N] \\
+        [--calls-as-text hermes|json|llama|mistral]
 
 prints its base URL on one line and serves until interrupted.
 """
@@ -33,10 +37,21 @@ from ..core.errors import ConfigError
 from ..scoring.rows import read_predictions
 from .answers import NoAnswer, UnknownIds, check_config, content_text, from_predictions, gold
 
-__all__ = ["StandInServer", "from_predictions", "gold", "NoAnswer", "main"]
+__all__ = ["StandInServer", "Status", "from_predictions", "gold", "NoAnswer", "main"]
+
+
+class Status(Exception):
+    """Raised by an answerer: the request is answered with HTTP ``status``, ``message`` as
+    its error and ``headers`` (such as ``{"Retry-After": "1"}``): a rate limit, an
+    overloaded server."""
+
+    def __init__(self, status, message="", headers=None):
+        super().__init__(message)
+        self.status, self.headers = status, dict(headers or {})
 
 PROG = "python -m unified_dialogue.testing.server"
 MODEL = "stand-in"
+CALL_SHAPES = ("hermes", "json", "llama", "mistral")
 
 
 def words(text):
@@ -60,10 +75,27 @@ def tool_call(call, position):
             "function": {"name": function["name"], "arguments": arguments}}
 
 
-def assistant_message(answer, stop):
-    """The answerer's message in OpenAI's shape, and its ``finish_reason``."""
+def call_text(calls, shape):
+    """Tool calls (OpenAI's shape) written as text in one of ``CALL_SHAPES``."""
+    objects = [{"name": call["function"]["name"], "arguments": json.loads(call["function"]["arguments"])}
+               for call in calls]
+    if shape == "hermes":
+        return "\n".join(f"<tool_call>\n{json.dumps(o, ensure_ascii=False)}\n</tool_call>" for o in objects)
+    if shape == "llama":
+        return "<|python_tag|>" + "; ".join(json.dumps({"name": o["name"], "parameters": o["arguments"]},
+                                                       ensure_ascii=False) for o in objects)
+    if shape == "mistral":
+        return "[TOOL_CALLS]" + json.dumps(objects, ensure_ascii=False)
+    return json.dumps(objects[0] if len(objects) == 1 else objects, ensure_ascii=False)
+
+
+def assistant_message(answer, stop, calls_as_text=None):
+    """The answerer's message in OpenAI's shape, and its ``finish_reason``; with
+    ``calls_as_text`` (one of ``CALL_SHAPES``), its calls written into the content."""
     calls = [tool_call(call, position) for position, call in enumerate(answer.get("tool_calls") or [])]
     content = answer.get("content")
+    if calls and calls_as_text:
+        content, calls = call_text(calls, calls_as_text), []
     if content is not None:
         content, _ = stopped(content, stop)
     message = {"role": "assistant", "content": content if content or not calls else None}
@@ -78,9 +110,9 @@ def usage(prompt_words, message, choices=1):
     return {"prompt_tokens": prompt_words, "completion_tokens": completion, "total_tokens": prompt_words + completion}
 
 
-def chat_completion(request, answer):
+def chat_completion(request, answer, calls_as_text=None):
     """The ``chat.completion`` object answering ``request`` with the answerer's message."""
-    message, finish = assistant_message(answer, request.get("stop"))
+    message, finish = assistant_message(answer, request.get("stop"), calls_as_text)
     prompt_words = sum(words(content_text(m.get("content"))) for m in request["messages"] if isinstance(m, dict))
     choices = [{"index": i, "message": message, "logprobs": None, "finish_reason": finish}
                for i in range(max(1, int(request.get("n") or 1)))]
@@ -136,6 +168,8 @@ class StandInServer:
             one thread per connection: it must be safe to call concurrently.
         host: the address to listen on.
         port: the port; 0 takes a free one.
+        calls_as_text: None, or one of ``CALL_SHAPES``: tool calls written into the
+            content, as a server that does not parse a model's calls returns them.
 
     Attributes:
         base_url: ``http://<host>:<port>/v1``, once started.
@@ -146,8 +180,10 @@ class StandInServer:
         ...     openai.OpenAI(base_url=server.base_url, api_key="none").chat.completions.create(...)
     """
 
-    def __init__(self, answer, host="127.0.0.1", port=0):
-        self.answer, self.host, self.port = answer, host, port
+    def __init__(self, answer, host="127.0.0.1", port=0, calls_as_text=None):
+        if calls_as_text not in (None, *CALL_SHAPES):
+            raise ValueError(f"calls_as_text={calls_as_text!r}: one of {', '.join(CALL_SHAPES)}, or None")
+        self.answer, self.host, self.port, self.calls_as_text = answer, host, port, calls_as_text
         self.requests, self.base_url = [], None
         self._lock, self._httpd, self._thread = threading.Lock(), None, None
 
@@ -210,7 +246,10 @@ def handler(server):
                     return
                 if not isinstance(body.get("messages"), list):
                     raise NoAnswer("a chat completion request needs 'messages', a list")
-                completion = chat_completion(body, server.answer(body))
+                completion = chat_completion(body, server.answer(body), server.calls_as_text)
+            except Status as error:
+                self.send_error_json(error.status, str(error), headers=error.headers)
+                return
             except ValueError as error:  # NoAnswer among them: the client's request
                 self.send_error_json(400, str(error))
                 return
@@ -222,16 +261,19 @@ def handler(server):
             else:
                 self.send_json(200, completion)
 
-        def send_json(self, status, value):
+        def send_json(self, status, value, headers=None):
             data = json.dumps(value, ensure_ascii=False).encode()
             self.send_response(status)
+            for name, header in (headers or {}).items():
+                self.send_header(name, header)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
 
-        def send_error_json(self, status, message, kind="invalid_request_error"):
-            self.send_json(status, {"error": {"message": message, "type": kind, "param": None, "code": None}})
+        def send_error_json(self, status, message, kind="invalid_request_error", headers=None):
+            self.send_json(status, {"error": {"message": message, "type": kind, "param": None, "code": None}},
+                           headers)
 
         def send_stream(self, completion, include_usage):
             self.send_response(200)
@@ -262,6 +304,9 @@ def parser():
     p.add_argument("--predictions", help="a predictions file ({\"id\", \"text\"} lines) to answer with "
                                          "(default: each row's gold completion)")
     p.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
+    p.add_argument("--calls-as-text", choices=CALL_SHAPES,
+                   help="write tool calls into the answer's content in this shape, as a server that does not parse "
+                        "a model's calls returns them (default: as tool_calls)")
     return p
 
 
@@ -286,7 +331,7 @@ def serve(args):
     for ids in answer.ambiguous():
         print(f"warning: rows {', '.join(ids)} have one prompt and different answers: they are answered in turn, "
               f"in row order", file=sys.stderr)
-    server = StandInServer(answer, port=args.port)
+    server = StandInServer(answer, port=args.port, calls_as_text=args.calls_as_text)
     try:
         server.start()
     except OSError as error:
