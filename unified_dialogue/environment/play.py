@@ -1,26 +1,38 @@
 """Playing episodes against a served model: any OpenAI-compatible chat endpoint with tools
-(vLLM, llama.cpp's server, ...), one episode per dialogue of a split, each written as one
-JSON line as soon as it ends, then a summary.
+(vLLM, SGLang, llama.cpp's server, ``transformers serve``, ...), one episode per dialogue
+of a split (or of a sample, ``chosen``), each as many times as the run's trials, each
+written as one JSON line as soon as it ends, then a summary (``results.summary``).
 
 An episode sends the prompt and the tools (exactly ``agent-call-chat``'s, and
 ``send_message_to_user`` in ``replay`` and ``simulated`` modes) to
-``<base_url>/chat/completions``, runs the tool calls of each answer in the episode, sends
-their results back as ``tool`` messages, and stops at the first answer without a tool call
-(the final answer) or after ``max_steps`` answers. In ``simulated`` mode the user is a
-second model (``user.SimulatedUser``), which writes the first user message and answers
-each message the agent sends it. A line: ``id``, ``dialogue_id``, the run's ``split``,
-``mode``, ``variant``, ``model``, ``temperature``, ``seed`` and ``max_steps``
-(``run_header``: a file of another run is not resumed), ``services``, ``unseen_services``,
-``ended`` (``answer``, ``max_steps``, ``max_user_turns``: the simulated user spoke its most
-turns without ending the conversation, a failed episode, reward 0.0; or ``error``: an
-endpoint that had answered before refused a request of the episode, such as one longer
-than the model's context, ``EndpointError.of_one_request``), ``error`` (its message, or
-None), ``steps``, the reward and its parts, ``final_answer``, ``messages`` (what the model
-and the environment said after the prompt); in ``simulated`` mode also ``user`` (its
-``model``, ``temperature``, ``seed``, ``turns`` and how it ``ended``), ``unstated`` (the
-goal's constraints the user did not state, ``report.unstated``), ``user_stated_goal`` and
-``failure`` (``report.failure``: None, ``user`` or ``agent``; ``user`` too where the user's
-endpoint refused a request).
+``<base_url>/chat/completions`` (``endpoint.Endpoint``), runs the tool calls of each
+answer in the episode, sends their results back as ``tool`` messages, and stops at the
+first answer without a tool call (the final answer) or after ``max_steps`` answers. An
+answer whose text holds a tool call the server did not parse (``text_calls``) is a final
+answer too, counted. In ``simulated`` mode the user is a second model
+(``user.SimulatedUser``), which writes the first user message and answers each message the
+agent sends it.
+
+A line: ``id``, ``dialogue_id``, ``trial`` (0 the first) and ``trial_seed`` (the seed its
+requests sent, ``runs.trial_seed``), the run's ``split``, ``mode``, ``variant``,
+``model``, ``temperature``, ``seed``, ``max_steps``, ``max_tokens`` and
+``reward_version`` (``runs.run_header``: a file of another run is not resumed),
+``services``, ``unseen_services``, ``ended`` (``answer``, ``max_steps``,
+``max_user_turns``: the simulated user spoke its most turns without ending the
+conversation, a failed episode, reward 0.0; or ``error``: an endpoint that had answered
+before refused a request of the episode, such as one longer than the model's context,
+``EndpointError.of_one_request``), ``error`` (its message, or None), ``steps``, the
+reward and its parts, ``transactions`` (the gold outcome's count), ``text_tool_calls``
+(the tool calls given as text in the model's answers), ``final_answer``, ``messages``
+(what the model and the environment said after the prompt); in ``simulated`` mode also
+``user`` (its ``model``, ``temperature``, ``seed`` (this trial's), ``max_turns``,
+``instruction`` (None: ``user-chat``'s; else ``runs.digest`` of it), ``max_tokens``,
+``opening``: its first message, the prompt's last, ``turns`` and how it ``ended``),
+``unstated`` (the goal's constraints the user did not state, ``report.unstated``),
+``user_stated_goal`` and ``failure`` (``report.failure``: None, ``user`` or ``agent``;
+``user`` too where the user's endpoint refused a request). An episode whose request still
+failed after the retries (``endpoint``: a 429, a 5xx, no answer in time) has no line: a
+rerun plays it.
 """
 
 import json
