@@ -10,33 +10,18 @@ import threading
 
 import pytest
 
-from conftest import checksums, fixture_dir
-from unified_dialogue import load
-from unified_dialogue.environment import endpoint, gold, runs, text_calls
+from test_environment_mistakes import gold_agent, run as run_on
+from unified_dialogue.environment import endpoint, runs, text_calls
 from unified_dialogue.environment.__main__ import main
 from unified_dialogue.testing.server import CALL_SHAPES, StandInServer, Status
-
-DATA = ["--data-dir", str(fixture_dir("sgd")), "--checksums", checksums("sgd")]
-
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
     return str(tmp_path_factory.mktemp("runs-cache"))
 
 
-def gold_agent(cache, mode="ticket"):
-    options = {"data_dir": str(fixture_dir("sgd")), "checksums": checksums("sgd"), "cache_dir": cache}
-    episodes = load("sgd", "episodes", split="validation", mode=mode, **options)
-    chats = {row["dialogue_id"]: row for row in load("sgd", "agent-chat", split="validation", **options)}
-    return gold.answerer([(row, chats[row["dialogue_id"]]) for row in episodes], mode)
-
-
 def run(base_url, out, cache, *flags):
-    try:
-        return main(["--base-url", base_url, "--model", "m", "--split", "validation", "--out", str(out),
-                     "--cache-dir", cache, *DATA, *flags])
-    except SystemExit as stopped:
-        return stopped.code
+    return run_on(out, cache, *flags, base_url=base_url)
 
 
 def lines(path):
