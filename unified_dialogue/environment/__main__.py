@@ -59,7 +59,7 @@ def parser():
                                                 "domains only: for a smoke run; --sample for a figure)")
     made.add_argument("--sample", type=int, metavar="N", help="play N episodes drawn across domains (each domain "
                                                               "in turn gives one, drawn with --sample-seed)")
-    made.add_argument("--sample-seed", type=int, default=0, help="the seed of --sample's draw (default: 0)")
+    made.add_argument("--sample-seed", type=int, help="the seed of --sample's draw (default: 0)")
     made.add_argument("--trials", type=int, default=1,
                       help="play each episode N times (trial t sends --seed + t); the summary gives pass^k for "
                            "k = 1 … N (default: 1)")
@@ -101,6 +101,8 @@ def checked(args):
         raise ConfigError("--mode simulated: give the user's model with --user-base-url and --user-model")
     if args.mode != "simulated" and user_flags:
         raise ConfigError(f"{user_flags[0]}: a user model plays only in --mode simulated")
+    if args.sample_seed is not None and args.sample is None:
+        raise ConfigError("--sample-seed: it draws --sample's episodes; give --sample N too")
     if args.limit is not None and args.sample is not None:
         raise ConfigError("--limit and --sample: give one (--sample N draws across domains, --limit N takes the "
                           "first N)")
@@ -152,7 +154,7 @@ def shower(terminal, every=None):
 def run_name(args):
     """What names the run in its summary (``results.summary``'s ``run``)."""
     return {"split": args.split, "mode": args.mode, "variant": args.variant, "model": args.model,
-            "limit": args.limit, "sample": args.sample, "sample_seed": args.sample_seed if args.sample else None,
+            "limit": args.limit, "sample": args.sample, "sample_seed": (args.sample_seed or 0) if args.sample else None,
             "settings": {"temperature": args.temperature, "seed": args.seed, "max_steps": args.max_steps,
                          "max_tokens": args.max_tokens, "user_model": args.user_model,
                          **({"user_temperature": args.user_temperature, "user_seed": args.user_seed,
@@ -181,12 +183,17 @@ def main(argv=None):
         progress(False)
         ready = prepare(args.split, mode=args.mode, variant=args.variant, **options)
         unseen = unseen_services(ready, args.variant, options)
+        for flag, size in (("--limit", args.limit), ("--sample", args.sample)):
+            if size is not None and size > len(ready.episodes):
+                sys.stderr.write(f"warning: {flag} {size}: the split has {len(ready.episodes)} episodes; all are "
+                                 f"played\n")
         terminal = sys.stderr.isatty()
         result = evaluate(endpoint, ready, args.out, unseen=unseen, limit=args.limit, concurrency=args.concurrency,
                           max_steps=args.max_steps, variant=args.variant, progress=shower(terminal),
                           user_model=user_model, warn=lambda line: sys.stderr.write(("\n" if terminal else "") + line
                                                                                     + "\n"),
-                          trials=args.trials, size=args.sample, sample_seed=args.sample_seed, run=run_name(args))
+                          trials=args.trials, size=args.sample, sample_seed=args.sample_seed or 0,
+                          run=run_name(args))
         if terminal:
             sys.stderr.write("\n")
         if result["text_tool_calls"]:

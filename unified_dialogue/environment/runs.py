@@ -86,7 +86,8 @@ def finished(path, header=None):
     for number, line in enumerate(whole.splitlines(), start=1):
         try:
             record = json.loads(line)
-            if not all(key in record for key in ("id", "trial", *RUN_KEYS[:-2])):
+            # a line written before trials and reward versions were recorded is of another run, said below
+            if not all(key in record for key in ("id", *RUN_KEYS[:-2])):
                 raise KeyError(number)
         except (ValueError, KeyError, TypeError):  # UnicodeDecodeError is a ValueError
             raise ConfigError(f"--out {path}: line {number} is not an episode's line; give a new file, or the "
@@ -95,7 +96,7 @@ def finished(path, header=None):
         if other:
             raise ConfigError(f"--out {path}: line {number} is an episode of another run ({'; '.join(other)}); give "
                               f"a new file, or the same flags to resume it")
-        done[record["id"], record["trial"]] = record
+        done[record["id"], record.get("trial", 0)] = record
     return done
 
 
