@@ -12,7 +12,6 @@ import pytest
 
 from test_environment_mistakes import gold_agent, run as run_on
 from unified_dialogue.environment import endpoint, runs, text_calls
-from unified_dialogue.environment.__main__ import main
 from unified_dialogue.testing.server import CALL_SHAPES, StandInServer, Status
 
 @pytest.fixture(scope="module")

@@ -160,6 +160,24 @@ def test_a_user_that_reaches_its_most_turns_fails_the_episode(tmp_path, cache, c
     assert summary["ended_at_max_user_turns"] == 3 and summary["overall"]["reward"] == 0.0
 
 
+@pytest.mark.parametrize("flags, says", [
+    (["--max-user-turns", "12"], "user max_turns 30, not 12"),
+    (["--user-instruction", "Play the user. {stop}"], "user instruction None, not 'sha256:"),
+    (["--user-max-tokens", "64"], "user max_tokens None, not 64"),
+])
+def test_a_resume_with_other_settings_of_the_user_is_refused(tmp_path, cache, capsys, flags, says):
+    rows, out = loaded(cache, "user-chat"), tmp_path / "run.jsonl"
+    with StandInServer(gold_agent(cache)) as agent, StandInServer(gold_answers(rows)) as user:
+        assert evaluate(agent, user, out, cache, "--limit", "1") == 0
+        played = out.read_text(encoding="utf-8")
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as stopped:
+            evaluate(agent, user, out, cache, "--limit", "1", *flags)
+    error = capsys.readouterr().err
+    assert stopped.value.code == 2 and f"line 1 is an episode of another run ({says}" in error, error
+    assert out.read_text(encoding="utf-8") == played
+
+
 @pytest.mark.parametrize("flags,says", [
     (["--mode", "simulated"], "--mode simulated: give the user's model with --user-base-url and --user-model"),
     (["--mode", "simulated", "--user-model", "u"], "--mode simulated: give the user's model"),
@@ -209,7 +227,7 @@ def test_the_trl_binding_plays_against_a_simulated_user(tmp_path, cache):
 
     from unified_dialogue.core.errors import ConfigError
     from unified_dialogue.environment import binding
-    from unified_dialogue.environment.play import Endpoint
+    from unified_dialogue.environment.endpoint import Endpoint
     from unified_dialogue.environment.user import UserModel
 
     options = {"data_dir": str(fixture_dir("sgd")), "checksums": checksums("sgd"), "cache_dir": cache}

@@ -11,7 +11,9 @@ the texts of the modes; ``episodes``: the ``episodes`` config, one row per dialo
 ``user``: a model playing the user in ``simulated`` mode; ``report``: whether it stated its
 goal, and whose failure an episode is), the episode (``episode``: one run's own state, its transactions and messages),
 the reward (``reward``), the gold agent (``gold``), the TRL binding (``binding``) and the
-evaluation against an endpoint (``play``, ``__main__``). docs/environment.md says all of it.
+evaluation against an endpoint (``endpoint``: requests and retries; ``play``: the episodes;
+``runs``: a run's settings and resume; ``results``: its summary; ``text_calls``: tool calls
+given as text; ``trials``: pass^k; ``__main__``: the command). docs/environment.md says all of it.
 """
 
 from .. import views

@@ -318,7 +318,7 @@ def trl(split, *, mode="ticket", variant=None, get_reward=False, user=None, **lo
             corpus's user turns, one per ``send_message_to_user`` call) or ``simulated``
             (a model playing the user: ``user``).
         user: in ``simulated`` mode, the user's model (``user.UserModel``: an endpoint of
-            ``play.Endpoint``, the most turns, the instruction).
+            ``endpoint.Endpoint``, the most turns, the instruction).
         variant: an SGD-X variant (``v1`` … ``v5``): the same database and goals, the
             variant's tool, slot and intent names.
         get_reward: give the environments ``get_reward`` (``RewardedEnvironment``): TRL then

@@ -43,7 +43,7 @@ from ..chat.agent import service_tools
 from ..core.answer import content_text
 from ..core.errors import ConfigError
 from . import report, reward
-from .endpoint import AGENT, USER, Endpoint, EndpointError, Flags, Stopped
+from .endpoint import USER, EndpointError, Stopped
 from .episode import Episode, error_text
 from .gold import SEND
 from .results import ERROR, summary

@@ -25,7 +25,7 @@ class SimulatedUser:
     """The user of one episode.
 
     Args:
-        endpoint: the user model's endpoint (``play.Endpoint``; its ``answer(messages,
+        endpoint: the user model's endpoint (``endpoint.Endpoint``; its ``answer(messages,
             tools)`` gives the assistant message).
         system: the system message (``chat.user.system_message``).
         max_turns: the most turns the user speaks.
@@ -67,10 +67,10 @@ class SimulatedUser:
 
 
 class UserModel(NamedTuple):
-    """The simulated user's model: its ``endpoint`` (``play.Endpoint``, or anything with its
+    """The simulated user's model: its ``endpoint`` (``endpoint.Endpoint``, or anything with its
     ``answer(messages, tools)``), the most turns it speaks (``max_turns``) and the
     instruction of its system message (None: ``user-chat``'s). Picklable where the endpoint
-    is (``play.Endpoint`` is): TRL's factories carry it."""
+    is (``endpoint.Endpoint`` is): TRL's factories carry it."""
 
     endpoint: object
     max_turns: int = 30
