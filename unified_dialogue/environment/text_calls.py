@@ -20,19 +20,19 @@ MISTRAL = re.compile(r"\[TOOL_CALLS\]")
 FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 # How each server parses the calls of a model's chat template, by the ``owned_by`` of its
-# ``/models`` list; any other server gets GENERAL.
+# ``/models`` list; any other server gets GENERAL (``transformers serve`` too: its
+# ``owned_by`` is the model's owner).
 PARSING = {
     "vllm": "vLLM parses them when started with --enable-auto-tool-choice --tool-call-parser <the model's parser> "
             "(hermes for Qwen and Hermes, llama3_json for Llama 3, mistral for Mistral)",
     "sglang": "SGLang parses them when started with --tool-call-parser <the model's parser> (qwen25, llama3, "
               "mistral, ...)",
     "llamacpp": "llama.cpp's server parses them when started with --jinja",
-    "transformers": "transformers serve parses the calls only of the model families it knows (Qwen's "
-                    "<tool_call>): serve such a model, or use a server that parses this model's calls",
 }
 GENERAL = ("start the server with its option that parses tool calls: vLLM --enable-auto-tool-choice "
            "--tool-call-parser <parser>; SGLang --tool-call-parser <parser>; llama.cpp --jinja; transformers "
-           "serve parses only the model families it knows (Qwen)")
+           "serve parses them where the tokenizer declares a response_template or the model is of a type it knows "
+           "(Qwen2, Qwen3, Gemma 4)")
 
 
 def call_object(value):
