@@ -69,7 +69,7 @@ def test_text_calls_finds_the_common_shapes(content, found):
 @pytest.mark.parametrize("owned_by, option", [
     ("vllm", "--enable-auto-tool-choice --tool-call-parser"), ("sglang", "SGLang parses them when started with "
                                                                           "--tool-call-parser"),
-    ("llamacpp", "--jinja"), ("Qwen", "transformers serve parses them where the tokenizer declares"),
+    ("llamacpp", "--jinja"), ("Qwen", text_calls.GENERAL),
     (None, text_calls.GENERAL), ("someone", text_calls.GENERAL),
 ])
 def test_the_warning_names_the_servers_option(owned_by, option):
