@@ -121,6 +121,26 @@ def test_an_episode_still_failing_after_the_retries_is_left_out_and_played_by_a_
     assert summary["unplayed"] == 0 and summary["overall"]["episodes"] == 3 == len(lines(out))
 
 
+def test_a_request_not_answered_in_time_is_tried_again(tmp_path, cache, capsys, monkeypatch):
+    import time
+
+    monkeypatch.setattr(endpoint, "BACKOFF", 0.0)
+    agent, asked = gold_agent(cache), []
+
+    def answer(request):
+        asked.append(request)
+        if len(asked) == 2:  # once the endpoint has answered: a request it is slow to answer
+            time.sleep(1.5)
+        return agent(request)
+
+    with StandInServer(answer) as server:
+        assert run(server.base_url, tmp_path / "o.jsonl", cache, "--json", "--concurrency", "1",
+                   "--timeout", "0.5") == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["overall"]["reward"] == 1.0 and summary["unplayed"] == 0
+    assert json.dumps(asked[1]) == json.dumps(asked[2])  # the same request, sent again
+
+
 @pytest.mark.parametrize("header, attempt, wait", [
     (None, 0, 1.0), (None, 3, 8.0), (None, 10, 60.0), ("2", 0, 2.0), ("0", 4, 0.0), ("999", 0, 60.0),
     ("Thu, 01 Jan 1970 00:00:30 GMT", 0, 20.0), ("soon", 1, 2.0),

@@ -155,6 +155,10 @@ class Listener(http.server.ThreadingHTTPServer):
     # (lm-eval's num_concurrent, a thread pool) open at once.
     request_queue_size = 128
 
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):  # a client that gave up
+            super().handle_error(request, client_address)
+
 
 class StandInServer:
     """An OpenAI-compatible server on ``host`` (127.0.0.1) answering with ``answer``.
