@@ -182,6 +182,8 @@ def test_a_resume_with_other_settings_of_the_user_is_refused(tmp_path, cache, ca
     (["--mode", "simulated"], "--mode simulated: give the user's model with --user-base-url and --user-model"),
     (["--mode", "simulated", "--user-model", "u"], "--mode simulated: give the user's model"),
     (["--user-model", "u"], "--user-model: a user model plays only in --mode simulated"),
+    (["--user-max-tokens", "9"], "--user-max-tokens: a user model plays only in --mode simulated"),
+    (["--max-user-turns", "4"], "--max-user-turns: a user model plays only in --mode simulated"),
     (["--mode", "simulated", "--user-model", "u", "--user-base-url", "ftp://x"], "--user-base-url 'ftp://x'"),
     (["--mode", "simulated", "--user-model", "u", "--user-base-url", "http://127.0.0.1:9/v1",
       "--max-user-turns", "0"], "--max-user-turns 0: give a number of at least 1"),

@@ -55,12 +55,12 @@ def parser():
     made.add_argument("--out", required=True, help="the episodes' JSON lines (resumed where it exists)")
     made.add_argument("--mode", default="ticket", choices=MODES, help="how the user speaks (default: ticket)")
     made.add_argument("--variant", help="an SGD-X variant, v1 … v5")
-    made.add_argument("--limit", type=int, help="play only the first N episodes in the split's order (a few "
+    made.add_argument("--limit", type=int, metavar="N", help="play only the first N episodes in the split's order (a few "
                                                 "domains only: for a smoke run; --sample for a figure)")
     made.add_argument("--sample", type=int, metavar="N", help="play N episodes drawn across domains (each domain "
                                                               "in turn gives one, drawn with --sample-seed)")
-    made.add_argument("--sample-seed", type=int, help="the seed of --sample's draw (default: 0)")
-    made.add_argument("--trials", type=int, default=1,
+    made.add_argument("--sample-seed", type=int, metavar="S", help="the seed of --sample's draw (default: 0)")
+    made.add_argument("--trials", type=int, default=1, metavar="N",
                       help="play each episode N times (trial t sends --seed + t); the summary gives pass^k for "
                            "k = 1 … N (default: 1)")
     made.add_argument("--concurrency", type=int, default=4, help="episodes played at once (default: 4)")
@@ -75,8 +75,8 @@ def parser():
     user.add_argument("--user-model", help="the model name the user's endpoint serves")
     user.add_argument("--user-temperature", type=float, default=0.0, help="its sampling temperature (default: 0)")
     user.add_argument("--user-seed", type=int, help="its sampling seed (default: none)")
-    user.add_argument("--max-user-turns", type=int, default=30,
-                      help="turns the user speaks at most; reaching them fails the episode (default: 30)")
+    user.add_argument("--max-user-turns", type=int, default=UserModel._field_defaults["max_turns"],
+                      help="turns the user speaks at most; reaching them fails the episode (default: %(default)s)")
     user.add_argument("--user-instruction", help="the instruction of its system message (default: user-chat's)")
     user.add_argument("--user-max-tokens", type=int, help="max_tokens sent with its requests (default: the server's)")
     user.add_argument("--user-api-key-env", default=KEY_VARIABLE,
@@ -97,10 +97,15 @@ def checked(args):
             raise ConfigError(f"{flag} {given!r}: give an http(s) URL such as http://127.0.0.1:8000/v1")
     user_flags = [flag for flag, value in (("--user-base-url", args.user_base_url), ("--user-model", args.user_model))
                   if value is not None]
+    others = [flag for flag, given in (("--user-seed", args.user_seed is not None),
+                                       ("--user-instruction", args.user_instruction is not None),
+                                       ("--user-max-tokens", args.user_max_tokens is not None),
+                                       ("--user-temperature", args.user_temperature != 0.0),
+                                       ("--max-user-turns", args.max_user_turns != UserModel._field_defaults["max_turns"])) if given]
     if args.mode == "simulated" and len(user_flags) < 2:
         raise ConfigError("--mode simulated: give the user's model with --user-base-url and --user-model")
-    if args.mode != "simulated" and user_flags:
-        raise ConfigError(f"{user_flags[0]}: a user model plays only in --mode simulated")
+    if args.mode != "simulated" and (user_flags or others):
+        raise ConfigError(f"{(user_flags or others)[0]}: a user model plays only in --mode simulated")
     if args.sample_seed is not None and args.sample is None:
         raise ConfigError("--sample-seed: it draws --sample's episodes; give --sample N too")
     if args.limit is not None and args.sample is not None:
