@@ -28,7 +28,8 @@ def answer_of(cache, mode, wrong=False):
 
 
 def evaluate(server, out, cache, *more):
-    return main(["--base-url", server.base_url, "--model", "stand-in", "--split", "validation", "--out", str(out), "--json",
+    return main(["--base-url", server.base_url, "--model", "stand-in", "--split", "validation", "--out", str(out),
+                 "--json",
                  "--cache-dir", cache, *DATA, *more])
 
 

@@ -95,7 +95,8 @@ def test_a_partial_copy_is_played_with_no_verify_and_lacks_its_missing_split(tmp
         load("sgd", "episodes", split="test", data_dir=str(copy), verify=False, cache_dir=cache)
     with StandInServer(gold_agent(cache)) as server:
         assert main(["--base-url", server.base_url, "--model", "m", "--split", "validation", "--out",
-                     str(tmp_path / "o.jsonl"), "--data-dir", str(copy), "--no-verify", "--cache-dir", cache, "--json"]) == 0
+                     str(tmp_path / "o.jsonl"), "--data-dir", str(copy), "--no-verify", "--cache-dir", cache,
+                     "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["overall"]["reward"] == 1.0
         status = run(tmp_path / "t.jsonl", cache, "--split", "test", "--data-dir", str(copy), "--no-verify",
                      base_url=server.base_url)

@@ -55,8 +55,9 @@ def parser():
     made.add_argument("--out", required=True, help="the episodes' JSON lines (resumed where it exists)")
     made.add_argument("--mode", default="ticket", choices=MODES, help="how the user speaks (default: ticket)")
     made.add_argument("--variant", help="an SGD-X variant, v1 … v5")
-    made.add_argument("--limit", type=int, metavar="N", help="play only the first N episodes in the split's order (a few "
-                                                "domains only: for a smoke run; --sample for a figure)")
+    made.add_argument("--limit", type=int, metavar="N",
+                      help="play only the first N episodes in the split's order (a few domains only: for a smoke run; "
+                           "--sample for a figure)")
     made.add_argument("--sample", type=int, metavar="N", help="play N episodes drawn across domains (each domain "
                                                               "in turn gives one, drawn with --sample-seed)")
     made.add_argument("--sample-seed", type=int, metavar="S", help="the seed of --sample's draw (default: 0)")
@@ -97,11 +98,12 @@ def checked(args):
             raise ConfigError(f"{flag} {given!r}: give an http(s) URL such as http://127.0.0.1:8000/v1")
     user_flags = [flag for flag, value in (("--user-base-url", args.user_base_url), ("--user-model", args.user_model))
                   if value is not None]
+    turns = UserModel._field_defaults["max_turns"]
     others = [flag for flag, given in (("--user-seed", args.user_seed is not None),
                                        ("--user-instruction", args.user_instruction is not None),
                                        ("--user-max-tokens", args.user_max_tokens is not None),
                                        ("--user-temperature", args.user_temperature != 0.0),
-                                       ("--max-user-turns", args.max_user_turns != UserModel._field_defaults["max_turns"])) if given]
+                                       ("--max-user-turns", args.max_user_turns != turns)) if given]
     if args.mode == "simulated" and len(user_flags) < 2:
         raise ConfigError("--mode simulated: give the user's model with --user-base-url and --user-model")
     if args.mode != "simulated" and (user_flags or others):

@@ -12,8 +12,10 @@ them) and ``GET /models``. Tool calls are answered as OpenAI writes them (``{"id
 ``"tool_calls"``), or, with ``calls_as_text``, written into the ``content`` as a model's
 chat template writes them and a server that does not parse them returns them (``hermes``:
 ``<tool_call>{...}</tool_call>``, ``json``: the bare object, ``llama``: after
-``<|python_tag|>``, ``mistral``: after ``[TOOL_CALLS]``). ``usage`` counts white-space separated words, not a tokenizer's tokens.
-A request no answer fits is an HTTP 400 whose ``error.message`` says why.
+``<|python_tag|>``, ``mistral``: after ``[TOOL_CALLS]``).
+``usage`` counts white-space separated words, not a tokenizer's tokens.
+A request no answer fits is an HTTP 400 whose ``error.message`` says why; an answerer that
+raises ``Status`` gets its status and headers (a 429 with ``Retry-After``, a 503).
 
     python -m unified_dialogue.testing.server --corpus sgd --config agent-call-chat --split validation \\
         [--variant v3] [--data-dir DIR] [--checksums TSV] [--no-verify] [--predictions FILE] [--port N] \\
