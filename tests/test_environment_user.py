@@ -65,7 +65,7 @@ def test_the_gold_agent_and_a_replaying_user_earn_1(tmp_path, cache, capsys):
         first = next(r for r in rows if r["dialogue_id"] == record["dialogue_id"])["completion"][0]["content"]
         assert record["user"] == {"model": "user", "temperature": 0.5, "seed": 3, "ended": "stop",
                                   "turns": sum(r["dialogue_id"] == record["dialogue_id"] for r in rows),
-                                  "max_turns": 30, "instruction": None, "max_tokens": None,
+                                  "max_turns": 30, "instruction": None, "max_tokens": None, "trial_seed": 3,
                                   "opening": reading(first)[0]}  # the first user message, the prompt's
         assert (record["seed"], record["temperature"], record["mode"]) == (7, 0.0, "simulated")
         assert record["user_stated_goal"] and record["unstated"] == [] and record["failure"] is None
@@ -158,6 +158,17 @@ def test_a_user_that_reaches_its_most_turns_fails_the_episode(tmp_path, cache, c
     assert {(r["ended"], r["reward"], r["user"]["ended"], r["user"]["turns"]) for r in played} == \
         {("max_user_turns", 0.0, "max_user_turns", 2)}
     assert summary["ended_at_max_user_turns"] == 3 and summary["overall"]["reward"] == 0.0
+
+
+def test_trials_with_a_simulated_user_send_it_a_seed_each_and_resume(tmp_path, cache, capsys):
+    rows, out = loaded(cache, "user-chat"), tmp_path / "run.jsonl"
+    with StandInServer(gold_agent(cache)) as agent, StandInServer(gold_answers(rows)) as user:
+        assert evaluate(agent, user, out, cache, "--limit", "1", "--user-seed", "3", "--trials", "2") == 0
+        assert evaluate(agent, user, out, cache, "--limit", "1", "--user-seed", "3", "--trials", "2") == 0
+        seeds = [request["seed"] for request in user.requests]
+    played = lines(out)
+    assert [(r["trial"], r["user"]["seed"], r["user"]["trial_seed"]) for r in sorted(played, key=lambda r: r["trial"])] \
+        == [(0, 3, 3), (1, 3, 4)] and set(seeds) == {3, 4}  # the second run played nothing
 
 
 @pytest.mark.parametrize("flags, says", [

@@ -25,7 +25,7 @@ before refused a request of the episode, such as one longer than the model's con
 reward and its parts, ``transactions`` (the gold outcome's count), ``text_tool_calls``
 (the tool calls given as text in the model's answers), ``final_answer``, ``messages``
 (what the model and the environment said after the prompt); in ``simulated`` mode also
-``user`` (its ``model``, ``temperature``, ``seed`` (this trial's), ``max_turns``,
+``user`` (its ``model``, ``temperature``, ``seed``, ``trial_seed`` (this trial's), ``max_turns``,
 ``instruction`` (None: ``user-chat``'s; else ``runs.digest`` of it), ``max_tokens``,
 ``opening``: its first message, the prompt's last, ``turns`` and how it ``ended``),
 ``unstated`` (the goal's constraints the user did not state, ``report.unstated``),
@@ -143,7 +143,7 @@ def play_episode(endpoint, ready, row, unseen, max_steps, variant=None, user_mod
         missing = report.unstated(row["goal"], episode, user.said)
         blamed = "user" if error is not None and error.flags == USER else \
             report.failure(parts["reward"], missing, user.ended is not None)
-        record.update(user={**header["user"], "seed": user.seed, "opening": user.said[0] if user.said else None,
+        record.update(user={**header["user"], "trial_seed": user.seed, "opening": user.said[0] if user.said else None,
                             "turns": len(user.said), "ended": user.ended},
                       unstated=missing, user_stated_goal=not missing, failure=None if parts["reward"] >= 1.0 else blamed)
     return record
