@@ -166,9 +166,9 @@ def test_trials_with_a_simulated_user_send_it_a_seed_each_and_resume(tmp_path, c
         assert evaluate(agent, user, out, cache, "--limit", "1", "--user-seed", "3", "--trials", "2") == 0
         assert evaluate(agent, user, out, cache, "--limit", "1", "--user-seed", "3", "--trials", "2") == 0
         seeds = [request["seed"] for request in user.requests]
-    played = lines(out)
-    assert [(r["trial"], r["user"]["seed"], r["user"]["trial_seed"]) for r in sorted(played, key=lambda r: r["trial"])] \
-        == [(0, 3, 3), (1, 3, 4)] and set(seeds) == {3, 4}  # the second run played nothing
+    played = sorted(lines(out), key=lambda r: r["trial"])
+    assert [(r["trial"], r["user"]["seed"], r["user"]["trial_seed"]) for r in played] == [(0, 3, 3), (1, 3, 4)]
+    assert set(seeds) == {3, 4}  # and the second run played nothing
 
 
 @pytest.mark.parametrize("flags, says", [
