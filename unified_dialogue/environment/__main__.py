@@ -142,17 +142,17 @@ def checked(args):
         check_output(args.summary, "--summary", inputs + [args.out])
 
 
-def shower(terminal, every=None):
+def shower(terminal, every=None, unit="episodes"):
     """``show(done, total)``: on a terminal one line rewritten as episodes end; on a pipe a
     line once ``every`` seconds have passed since the last (or the start), and the last."""
     last, every = [time.monotonic()], PROGRESS_EVERY if every is None else every
 
     def show(done, total):
         if terminal:
-            sys.stderr.write(f"\r{done}/{total} episodes")
+            sys.stderr.write(f"\r{done}/{total} {unit}")
         elif done and (done == total or time.monotonic() - last[0] >= every):
             last[0] = time.monotonic()
-            sys.stderr.write(f"{done}/{total} episodes\n")
+            sys.stderr.write(f"{done}/{total} {unit}\n")
         sys.stderr.flush()
 
     return show
@@ -195,8 +195,9 @@ def main(argv=None):
                 sys.stderr.write(f"warning: {flag} {size}: the split has {len(ready.episodes)} episodes; all are "
                                  f"played\n")
         terminal = sys.stderr.isatty()
+        show = shower(terminal, unit="episodes" if args.trials == 1 else "episode trials")
         result = evaluate(endpoint, ready, args.out, unseen=unseen, limit=args.limit, concurrency=args.concurrency,
-                          max_steps=args.max_steps, variant=args.variant, progress=shower(terminal),
+                          max_steps=args.max_steps, variant=args.variant, progress=show,
                           user_model=user_model, warn=lambda line: sys.stderr.write(("\n" if terminal else "") + line
                                                                                     + "\n"),
                           trials=args.trials, size=args.sample, sample_seed=args.sample_seed or 0,
