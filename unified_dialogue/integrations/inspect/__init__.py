@@ -11,6 +11,7 @@ evaluation command's own loop, the task's model as the agent and in ``simulated`
 samples are ordered across domains, so a ``--limit`` run meets every domain it can.
 """
 
+import os
 import sys
 from collections import defaultdict
 from itertools import zip_longest
@@ -21,7 +22,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import get_model, model_roles
 from inspect_ai.solver import solver
 
-from ...core.errors import ConfigError
+from ...core.errors import ConfigError, UnifiedDialogueError
 from ...core.sources import called_from
 from ...environment import play
 from ...environment.__main__ import unseen_services
@@ -92,9 +93,16 @@ def play_episodes(ready, rows, unseen, max_steps, variant, max_user_turns, user_
 
 
 def fail(message):
-    """Stop with one line naming the fix (status 2), before any episode runs."""
-    sys.stderr.write(f"error: {message}\n")
-    raise SystemExit(2)
+    """Stop with one line naming the fix, before any episode runs: in inspect's own command
+    (``inspect eval``) the line and exit status 2, as the project's commands end; in Python a
+    ``TaskError`` with that line."""
+    if os.path.basename(sys.argv[0]) == "inspect":
+        sys.stderr.write(f"error: {message}\n")
+        sys.stderr.flush()
+        # Now: inspect prints a traceback for any exception of a task's creation, and nothing
+        # has run yet that a shutdown would save.
+        os._exit(2)
+    raise TaskError(message)
 
 
 def episodes_task(mode, split, variant=None, data_dir=None, verify=True, checksums=None, cache_dir=None,
@@ -115,7 +123,7 @@ def episodes_task(mode, split, variant=None, data_dir=None, verify=True, checksu
         with called_from("inspect"):  # a loader's hint names the -T argument that fixes it
             ready = prepare(split, mode=mode, variant=variant, instruction=instruction, **options)
             unseen = unseen_services(ready, variant, options)
-    except ConfigError as error:
+    except UnifiedDialogueError as error:  # the loaders' and the environment's mistakes alike
         fail(" ".join(str(error).split()))
     rows = {row["id"]: row for row in across_domains([row for row in ready.episodes if judged(row)])}
     samples = [sample_of(row, unseen, play.tools_of(ready, row["services"], mode)) for row in rows.values()]
