@@ -84,8 +84,9 @@ def test_samples_are_ordered_across_domains_each_domains_in_its_own_order():
     assert across_domains([]) == []
 
 
-def test_every_row_is_a_sample_until_the_rows_mark_the_left_out():
-    assert judged({"id": "x"}) and judged({"id": "x", "judged": True}) and not judged({"id": "x", "judged": False})
+def test_a_row_left_out_of_the_judged_set_is_no_sample():
+    assert judged({"id": "x"}) and judged({"id": "x", "left_out": ""}) and judged({"id": "x", "left_out": None})
+    assert not judged({"id": "x", "left_out": "a reason"})
 
 
 def test_the_tasks_module_is_imported_by_nothing_of_the_core():

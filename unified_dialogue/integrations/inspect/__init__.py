@@ -41,9 +41,9 @@ class TaskError(ConfigError):
 
 
 def judged(row):
-    """Whether an ``episodes`` row is a sample. Every row is, until the rows mark the
-    episodes the reward leaves out; this is the one place that reads the mark."""
-    return row.get("judged", True)
+    """Whether an ``episodes`` row is a sample: not one the reward leaves out (its ``left_out``
+    reason, where the rows have that column, empty). The one place the adapter reads the mark."""
+    return not row.get("left_out")
 
 
 def primary_domain(row):
