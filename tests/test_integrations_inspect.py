@@ -143,8 +143,17 @@ def stand_in(monkeypatch):
 def test_the_stand_in_server_through_openai_api_gives_the_commands_numbers(copy, tmp_path, stand_in, mode, agent):
     server, model = stand_in(AGENTS[agent](rows_of(copy, mode), mode))
     lines, summary = command(server, mode, copy, tmp_path / "command.jsonl")
+    asked = len(server.requests)
     log = inspect_run(mode, copy, model, tmp_path / "logs")
     assert_same(log, lines, summary)
+    # each episode's own tools, as the command sends them (names, descriptions, enums, defaults),
+    # but for the "strict" mark inspect's openai-api provider adds (-M strict_tools=false: none)
+    def tools(requests):
+        return {json.dumps([{**tool, "function": {key: value for key, value in tool["function"].items()
+                                                  if key != "strict"}} for tool in request["tools"]], sort_keys=True)
+                for request in requests}
+    assert tools(server.requests[asked:]) == tools(server.requests[:asked]) and len(tools(server.requests)) == 3
+    assert {tool["function"].get("strict") for r in server.requests[asked:] for tool in r["tools"]} == {True}
     rewards = [line["reward"] for line in lines.values()]
     assert rewards == [1.0] * 3 if agent == "gold" else sum(rewards) < 3
 
