@@ -42,6 +42,8 @@ test5: $(VENV5)/.installed
 #                         torch, transformers; requirements/harness-hf.txt), and TRL's chat
 #                         templates as files (requirements/templates.txt) for the tiny model
 #   make env-rl           .venv-rl: TRL and a CPU torch (requirements/rl.txt); GRPO, DPO, KTO, the tiny model
+#   make env-inspect      .venv-inspect: inspect-ai and the openai client (requirements/inspect.txt,
+#                         Python 3.11 or later); the environment's inspect tasks
 # The test targets are not part of `make test`.
 VENVH ?= .venv-harness
 VENVHF ?= .venv-harness-hf
@@ -88,6 +90,21 @@ test-rl: env-rl
 		tests/test_preference_trl.py \
 		tests/test_tiny_model.py tests/test_docs_examples.py $(PYTEST_ARGS)
 
+VENVI ?= .venv-inspect
+.PHONY: env-inspect test-inspect
+
+env-inspect: $(VENVI)/.installed
+
+$(VENVI)/.installed: setup.cfg pyproject.toml requirements/inspect.txt requirements/datasets5.txt
+	$(PYTHON) -m venv $(VENVI)
+	$(VENVI)/bin/python -m pip install -q -r requirements/inspect.txt -e .
+	touch $@
+
+# The inspect tasks: their numbers against the evaluation command's (mockllm, the stand-in
+# server through openai-api), the entry point, the mistakes, the docs' inspect example.
+test-inspect: env-inspect
+	$(VENVI)/bin/python -m pytest tests/test_integrations_inspect*.py tests/test_docs_examples.py $(PYTEST_ARGS)
+
 # Byte-exact round trip of a local copy, by the corpus's own check: make roundtrip DATA=path/to/sgd
 roundtrip: $(VENV)/.installed
 	$(VENV)/bin/python -m loaders.$(CORPUS).roundtrip $(DATA)
@@ -124,4 +141,4 @@ bench: $(VENV)/.installed
 		--repeat $(REPEAT) $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(VENV5) $(VENVRL) $(VENVH) $(VENVHF) build *.egg-info
+	rm -rf $(VENV) $(VENV5) $(VENVRL) $(VENVH) $(VENVHF) $(VENVI) build *.egg-info

@@ -3,7 +3,7 @@ written, so that they cannot rot: each code block after a ``<!-- example: NAME -
 the fixtures' copy of SGD or FaithDial (with its checksum table) where the page says
 ``path/to/sgd`` or ``path/to/FaithDial``, in a fresh folder. Each
 example runs in the environment that has what it needs (``make test-rl``, ``make
-test-harness``, ``make test-harness-hf``) and is skipped elsewhere; that every marked
+test-harness``, ``make test-harness-hf``, ``make test-inspect``) and is skipped elsewhere; that every marked
 example has its test runs everywhere."""
 
 import importlib.util
@@ -31,6 +31,7 @@ COPY = {
     '{"data_dir": "path/to/sgd"}': json.dumps({"data_dir": SGD, "checksums": TABLE}),
     '{"data_dir": {"sgd": "path/to/sgd"}}': json.dumps({"data_dir": {"sgd": SGD}, "checksums": {"sgd": TABLE}}),
     "--data-dir path/to/FaithDial": f"--data-dir {FAITHDIAL} --checksums {FAITHDIAL_TABLE}",
+    "-T data_dir=path/to/sgd": f"-T data_dir={SGD} -T checksums={TABLE}",
     '{"data_dir": "path/to/FaithDial"}': json.dumps({"data_dir": FAITHDIAL, "checksums": FAITHDIAL_TABLE}),
 }
 # Each example: the page it is on (from the repository's root) and the modules it needs.
@@ -43,6 +44,7 @@ EXAMPLES = {
     "environment-grpo": ("docs/environment.md", ["trl", "torch"]),
     "environment-evaluate": ("docs/environment.md", []),
     "environment-simulated": ("docs/environment.md", []),
+    "environment-inspect": ("docs/environment.md", ["inspect_ai", "openai"]),
 }
 
 
@@ -192,3 +194,18 @@ def test_the_simulated_user_example_gives_the_gold_agent_and_the_corpuss_user_1(
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["overall"]["episodes"] == 3 and summary["overall"]["reward"] == 1.0
     assert summary["failures"] == {"agent": 0, "user": 0}
+
+
+def test_the_inspect_example_gives_the_gold_agent_1_on_every_sample(tmp_path):
+    needs("environment-inspect")
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    ((language, code),) = blocks("environment-inspect")
+    assert language == "python" and "inspect eval unified_dialogue/sgd_ticket" in code
+    done = subprocess.run([sys.executable, "-c", on_fixtures(code)], cwd=tmp_path, env=environment(),
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-4000:]
+    (info,) = list_eval_logs(str(tmp_path / "logs"))
+    log = read_eval_log(info)
+    assert log.status == "success" and len(log.samples) == 3
+    assert all(set(sample.scores["environment_reward"].value.values()) == {1.0} for sample in log.samples)

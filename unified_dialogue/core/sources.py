@@ -27,7 +27,8 @@ TABLE_COLUMNS = ("path", "num_bytes", "sha256")
 DOWNLOAD_TIMEOUT = 30.0
 # How the loader was called, so that a hint names what works there: ``load_dataset`` (a
 # loading script, datasets 3.x), ``load`` (unified_dialogue.load), ``cli`` (the commands)
-# or ``lm-eval`` (the harness tasks, whose load options are lm-eval's metadata). Set by
+# ``lm-eval`` (the harness tasks, whose load options are lm-eval's metadata) or ``inspect``
+# (the inspect-ai tasks, whose load options are task arguments, ``-T name=value``). Set by
 # those entry points.
 CALLER = contextvars.ContextVar("caller", default=None)
 
@@ -54,6 +55,7 @@ def local_copy_hint(corpus, called_by):
         "load": f"unified_dialogue.load('{corpus}', data_dir='path/to/copy')",
         "cli": "--data-dir path/to/copy",
         "lm-eval": f"--metadata '{{\"data_dir\": {{\"{corpus}\": \"path/to/copy\"}}}}'",
+        "inspect": "-T data_dir=path/to/copy",
     }[called_by]
     return f"Without network, load a local copy in the upstream layout: {hint}"
 
@@ -67,6 +69,8 @@ def argument(name, value=True):
         return flag if value is True else f"{flag} {value}"
     if caller() == "lm-eval":
         return f"--metadata '{json.dumps({name: value})}'"
+    if caller() == "inspect":
+        return f"-T {name}={json.dumps(value)}"
     return f"{name}={value!r}"
 
 
@@ -76,7 +80,7 @@ def no_verify(called_by):
     Python it is the corpus option ``verify=False``, which works streamed and not (datasets
     gives its own ``verification_mode`` to no streaming build)."""
     return {"load_dataset": "verify=False", "load": "verify=False", "cli": "--no-verify",
-            "lm-eval": "--metadata '{\"verify\": false}'"}[called_by]
+            "lm-eval": "--metadata '{\"verify\": false}'", "inspect": "-T verify=false"}[called_by]
 
 
 def partial_copy_hint(called_by):
