@@ -39,8 +39,7 @@ def opened(task):
     data = task.data
     user = simulated_user(data, (), user_endpoint(data.user))
     first = f"{user.said[0]}\n\n({user_text('ended')})" if user.ended else user.said[0]
-    prompt = [dict(message) for message in data.episode["prompt"]]
-    prompt[-1]["content"] = first
+    prompt = [*data.prompt[:-1], data.prompt[-1].model_copy(update={"content": first})]
     return task.with_data(prompt=prompt, opening=user.endpoint.answers[0])
 
 

@@ -14,7 +14,7 @@ from typing import Any, Optional
 import verifiers.v1 as vf
 from pydantic import Field, field_validator, model_validator
 
-from ...core.errors import ConfigError
+from ...core.errors import ConfigError, UnifiedDialogueError
 from ...core.sources import called_from
 from ...environment import gold, splits
 from ...environment.play import domain, tools_of
@@ -165,10 +165,16 @@ class SgdTaskset(vf.Taskset[SgdTask, SgdConfig]):
 
     def __init__(self, config):
         super().__init__(config)
-        with called_from("load"):
-            self.ready = splits.prepare(config.split, mode=config.mode, variant=config.variant,
-                                        **config.load_options())
-        self.unseen = unseen_services(self.ready, config)
+        try:
+            with called_from("load"):
+                self.ready = splits.prepare(config.split, mode=config.mode, variant=config.variant,
+                                            **config.load_options())
+                self.unseen = unseen_services(self.ready, config)
+        except UnifiedDialogueError as error:
+            # A mistake of the copy (a split it lacks, a partial copy checked whole), found before
+            # any rollout: verifiers' commands print a SystemExit's text as they print their own
+            # configuration's mistakes, as one line.
+            raise SystemExit(str(error)) from None
 
     def load(self):
         from ... import load
@@ -196,5 +202,4 @@ def variant_option(config):
 def unseen_services(ready, config):
     from ...environment.__main__ import unseen_services as unseen
 
-    with called_from("load"):
-        return unseen(ready, config.variant, config.load_options())
+    return unseen(ready, config.variant, config.load_options())
