@@ -4,13 +4,14 @@ over the domains, with the evaluation command's tools; the gold agent certified 
 simulated user's turns included, without asking its model again; each mistake one line
 before any rollout. tests/test_verifiers_eval.py runs vf-eval and vf-validate."""
 
+import asyncio
 import json
 import shutil
 
 import pytest
 from conftest import checksums, fixture_dir
 
-vf = pytest.importorskip("verifiers.v1", reason="verifiers is installed in make env-verifiers")
+pytest.importorskip("verifiers.v1", reason="verifiers is installed in make env-verifiers")
 
 from pydantic import ValidationError  # noqa: E402
 
@@ -71,9 +72,7 @@ def test_the_gold_agent_earns_1_in_every_episode_and_a_broken_one_does_not(copy,
                                                        for c in s.get("tool_calls") or ())]
     broken = booking.with_data(gold=steps)
     assert gold_parts(broken.data)["transaction_recall"] == 0.0
-    import asyncio
-
-    assert asyncio.run(booking.validate(None)) is True and asyncio.run(broken.validate(None)) is False
+    assert asyncio.run(booking.validate(None)) is True and asyncio.run(broken.validate(None)) is False  # vf-validate's check
 
 
 def calls_of(steps):
@@ -131,6 +130,7 @@ def test_a_simulated_users_record_replays_without_asking_its_model(copy):
     ({"variant": "v9"}, "variant 'v9': the environment plays SGD's own names (no variant) or an SGD-X variant's"),
     ({"mode": "simulated"}, "mode 'simulated': give the user's model with --env.taskset.user-base-url and "
                             "--env.taskset.user-model"),
+    ({"user_model": "user"}, "--env.taskset.user-model: a user model plays only in mode 'simulated'"),
 ])
 def test_a_configuration_mistake_names_its_fix(given, says):
     with pytest.raises(ValidationError) as refused:

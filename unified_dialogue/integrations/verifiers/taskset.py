@@ -20,7 +20,7 @@ from ...environment import gold, splits
 from ...environment.play import domain, tools_of
 from ...environment.tickets import MODES
 from ...environment.user import UserModel
-from .reward import scored
+from .reward import gold_parts, scored
 from .toolset import SgdState, SgdToolset, SgdToolsetConfig
 
 
@@ -88,10 +88,13 @@ class SgdConfig(vf.TasksetConfig):
             splits.checked(self.split, self.mode, self.variant)
         except ConfigError as error:
             raise ValueError(str(error)) from None
-        given = self.user_base_url is not None and self.user_model is not None
-        if self.mode == "simulated" and not given:
+        given = [name for name in ("user_base_url", "user_model") if getattr(self, name) is not None]
+        if self.mode == "simulated" and len(given) < 2:
             raise ValueError("mode 'simulated': give the user's model with --env.taskset.user-base-url and "
                              "--env.taskset.user-model")
+        if self.mode != "simulated" and given:
+            raise ValueError(f"--env.taskset.{given[0].replace('_', '-')}: a user model plays only in mode "
+                             f"'simulated' (--env.taskset.mode simulated)")
         return self
 
     def load_options(self):
@@ -155,8 +158,6 @@ class SgdTask(vf.Task[SgdData, SgdState, SgdTaskConfig]):
     async def validate(self, runtime):
         """Whether the gold agent earns 1.0 in this episode (played by its recorded user in
         ``simulated`` mode, which no model plays here)."""
-        from .reward import gold_parts
-
         return gold_parts(self.data)["reward"] == 1.0
 
 

@@ -31,12 +31,12 @@ class SgdState(vf.State):
     user_answers: list[str] = Field(default_factory=list)
 
 
-def user_endpoint(settings, timeout=120.0):
+def user_endpoint(settings):
     """The simulated user's ``play.Endpoint`` (``settings``: ``SgdData.user``), or None."""
     if not settings:
         return None
     return Endpoint(settings["base_url"], settings["model"], os.environ.get(settings["api_key_var"]),
-                    settings["temperature"], timeout, settings["seed"], USER)
+                    settings["temperature"], seed=settings["seed"], flags=USER)
 
 
 class SgdToolset(vf.Toolset[SgdToolsetConfig, SgdState]):
