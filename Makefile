@@ -44,15 +44,19 @@ test5: $(VENV5)/.installed
 #   make env-rl           .venv-rl: TRL and a CPU torch (requirements/rl.txt); GRPO, DPO, KTO, the tiny model
 #   make env-inspect      .venv-inspect: inspect-ai and the openai client (requirements/inspect.txt,
 #                         Python 3.11 or later); the environment's inspect tasks
+#   make env-verifiers    .venv-verifiers: verifiers and uv (requirements/verifiers.txt; Python 3.11 or
+#                         later as $(PYTHON)); the verifiers taskset (unified_dialogue.integrations.verifiers)
 # The test targets are not part of `make test`.
 VENVH ?= .venv-harness
 VENVHF ?= .venv-harness-hf
 VENVRL ?= .venv-rl
-.PHONY: env-harness env-harness-hf env-rl test-harness test-harness-hf test-rl
+VENVVF ?= .venv-verifiers
+.PHONY: env-harness env-harness-hf env-rl env-verifiers test-harness test-harness-hf test-rl test-verifiers
 
 env-harness: $(VENVH)/.installed
 env-harness-hf: $(VENVHF)/.installed
 env-rl: $(VENVRL)/.installed
+env-verifiers: $(VENVVF)/.installed
 
 $(VENVH)/.installed: setup.cfg pyproject.toml requirements/harness.txt
 	$(PYTHON) -m venv $(VENVH)
@@ -69,6 +73,11 @@ $(VENVHF)/.installed: setup.cfg pyproject.toml requirements/harness.txt requirem
 $(VENVRL)/.installed: setup.cfg pyproject.toml requirements/rl.txt requirements/datasets5.txt
 	$(PYTHON) -m venv $(VENVRL)
 	$(VENVRL)/bin/python -m pip install -q -r requirements/rl.txt -e .
+	touch $@
+
+$(VENVVF)/.installed: setup.cfg pyproject.toml requirements/verifiers.txt requirements/datasets5.txt
+	$(PYTHON) -m venv $(VENVVF)
+	$(VENVVF)/bin/python -m pip install -q -r requirements/verifiers.txt -e .
 	touch $@
 
 # The harness tests: lm-eval's numbers against the scoring command's (a --limit run's too),
@@ -104,6 +113,12 @@ $(VENVI)/.installed: setup.cfg pyproject.toml requirements/inspect.txt requireme
 # server through openai-api), the entry point, the mistakes, the docs' inspect example.
 test-inspect: env-inspect
 	$(VENVI)/bin/python -m pytest tests/test_integrations_inspect*.py tests/test_docs_examples.py $(PYTEST_ARGS)
+# The verifiers taskset: its tasks, tools, record and mistakes in process, then vf-eval against the
+# stand-in server (the gold agent and an imperfect one, each mode, several rollouts: the evaluation
+# command's numbers) and vf-validate; the docs' example. verifiers' tool loop installs its chat
+# program's packages from PyPI with uv at the first rollout (cached after).
+test-verifiers: env-verifiers
+	$(VENVVF)/bin/python -m pytest tests/test_verifiers*.py tests/test_docs_examples.py $(PYTEST_ARGS)
 
 # Byte-exact round trip of a local copy, by the corpus's own check: make roundtrip DATA=path/to/sgd
 roundtrip: $(VENV)/.installed
@@ -142,3 +157,4 @@ bench: $(VENV)/.installed
 
 clean:
 	rm -rf $(VENV) $(VENV5) $(VENVRL) $(VENVH) $(VENVHF) $(VENVI) build *.egg-info
+	rm -rf $(VENV) $(VENV5) $(VENVRL) $(VENVH) $(VENVHF) $(VENVVF) build *.egg-info

@@ -45,6 +45,7 @@ EXAMPLES = {
     "environment-evaluate": ("docs/environment.md", []),
     "environment-simulated": ("docs/environment.md", []),
     "environment-inspect": ("docs/environment.md", ["inspect_ai", "openai"]),
+    "environment-verifiers": ("docs/environment.md", ["verifiers"]),
 }
 
 
@@ -178,6 +179,17 @@ def test_the_environment_grpo_example_runs_one_step_with_the_environment_on_the_
 def test_the_environment_evaluation_example_gives_the_gold_agent_1(tmp_path):
     ((language, code),) = blocks("environment-evaluate")
     assert language == "python"
+    done = subprocess.run([sys.executable, "-c", on_fixtures(code)], cwd=tmp_path, env=environment(),
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-4000:]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["overall"]["episodes"] == 3 and summary["overall"]["reward"] == 1.0
+
+
+def test_the_verifiers_example_gives_the_gold_agent_1(tmp_path):
+    needs("environment-verifiers")
+    ((language, code),) = blocks("environment-verifiers")
+    assert language == "python" and "vf-eval unified-dialogue-sgd" in code
     done = subprocess.run([sys.executable, "-c", on_fixtures(code)], cwd=tmp_path, env=environment(),
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-4000:]
