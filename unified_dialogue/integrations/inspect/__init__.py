@@ -24,7 +24,7 @@ from inspect_ai.solver import solver
 
 from ...core.errors import ConfigError, UnifiedDialogueError
 from ...core.sources import called_from
-from ...environment import play
+from ...environment import endpoint, play, runs
 from ...environment.__main__ import unseen_services
 from ...environment.splits import checked, prepare
 from ...environment.user import UserModel
@@ -47,7 +47,7 @@ def judged(row):
 
 
 def primary_domain(row):
-    return play.domain(row["services"][0]) if row["services"] else ""
+    return runs.domain(row["services"][0]) if row["services"] else ""
 
 
 def across_domains(rows):
@@ -68,7 +68,7 @@ def sample_of(row, unseen, tools):
                   metadata={"dialogue_id": row["dialogue_id"], "services": list(row["services"]),
                             "unseen_services": unseen_here, "seen": not unseen_here,
                             "domain": primary_domain(row),
-                            "domains": sorted({play.domain(name) for name in row["services"]}),
+                            "domains": sorted({runs.domain(name) for name in row["services"]}),
                             "tools": [tool["function"]["name"] for tool in tools]})
 
 
@@ -77,10 +77,10 @@ def play_episodes(ready, rows, unseen, max_steps, variant, max_user_turns, user_
     """Play each sample's episode with ``play.play_episode``; its record in the store."""
     async def solve(state, generate):
         row = rows[state.sample_id]
-        agent = ModelEndpoint(get_model(), play.AGENT)
+        agent = ModelEndpoint(get_model(), endpoint.AGENT)
         user_model = None
         if row["mode"] == "simulated":
-            user = ModelEndpoint(get_model(role=USER_ROLE, required=True), play.USER)
+            user = ModelEndpoint(get_model(role=USER_ROLE, required=True), endpoint.USER)
             user_model = UserModel(user, max_user_turns, user_instruction)
         record = await anyio.to_thread.run_sync(play.play_episode, agent, ready, row, unseen, max_steps, variant,
                                                 user_model)

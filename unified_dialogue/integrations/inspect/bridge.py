@@ -1,5 +1,5 @@
 """An inspect model behind the calling convention of the environment's endpoints
-(``play.Endpoint.answer(messages, tools)``: OpenAI messages and tools in, the assistant
+(``endpoint.Endpoint.answer(messages, tools)``: OpenAI messages and tools in, the assistant
 message out), so that ``play.play_episode`` plays an inspect sample as the evaluation command
 plays an episode, its rule for every step and its record the same.
 
@@ -10,7 +10,7 @@ answer it asks for is awaited back on inspect's event loop (``anyio.from_thread`
 import json
 
 import anyio.from_thread
-from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser
+from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser, GenerateConfig
 from inspect_ai.tool import ToolCall, ToolInfo, ToolParams
 
 
@@ -61,22 +61,26 @@ def openai_message(message):
 
 
 class ModelEndpoint:
-    """An inspect ``Model`` answering as a ``play.Endpoint`` does, from a worker thread.
+    """An inspect ``Model`` answering as an ``endpoint.Endpoint`` does, from a worker thread.
 
     Args:
         model: the inspect model (the task's, or a model role's).
-        flags: the ``play.Flags`` its errors name (``play.AGENT`` or ``play.USER``).
+        flags: the ``endpoint.Flags`` its errors name (``endpoint.AGENT`` or ``endpoint.USER``).
     """
 
     def __init__(self, model, flags):
         self.inspect_model, self.flags = model, flags
         self.model = str(model)
         self.temperature, self.seed = model.config.temperature, model.config.seed
+        self.max_tokens = model.config.max_tokens
 
-    def answer(self, messages, tools):
+    def answer(self, messages, tools, seed=None, stop=None):
+        """As ``endpoint.Endpoint.answer``: ``seed`` this request's (a trial's), else the
+        model's; ``stop`` is inspect's to honour (it cancels the sample)."""
         infos = [tool_info(tool) for tool in tools or ()]
-        output = anyio.from_thread.run(self.generate, [chat_message(m) for m in messages], infos)
+        output = anyio.from_thread.run(self.generate, [chat_message(m) for m in messages], infos, seed)
         return openai_message(output.message)
 
-    async def generate(self, messages, tools):
-        return await self.inspect_model.generate(messages, tools=tools)
+    async def generate(self, messages, tools, seed=None):
+        config = GenerateConfig(seed=seed) if seed is not None else GenerateConfig()
+        return await self.inspect_model.generate(messages, tools=tools, config=config)

@@ -13,8 +13,8 @@ from ...environment.trials import pass_hat_k
 RECORD = "unified_dialogue/episode"
 # The record's fields a score keeps in its metadata: what the summary groups by, how the
 # episode ended, and in simulated mode the user's record and whose failure it is.
-KEPT = ("dialogue_id", "services", "unseen_services", "transactions", "ended", "error", "steps", "user",
-        "unstated", "user_stated_goal", "failure")
+KEPT = ("id", "dialogue_id", "services", "unseen_services", "transactions", "ended", "error", "steps", "user",
+        "unstated", "user_stated_goal", "failure", "text_tool_calls")
 PASS = "pass^"
 
 

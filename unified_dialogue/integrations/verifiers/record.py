@@ -24,7 +24,7 @@ RECORD_KEYS = ("calls", "messages", "user_answers")
 
 
 class Recorded:
-    """An endpoint (``play.Endpoint``'s ``answer``) for a simulated user: the answers of
+    """An endpoint (``endpoint.Endpoint``'s ``answer``) for a simulated user: the answers of
     ``answers`` in order, then, where ``live`` is given, ``live``'s answers, each added to
     ``answers`` (the record grows as the user speaks)."""
 

@@ -17,7 +17,8 @@ from pydantic import Field, field_validator, model_validator
 from ...core.errors import ConfigError, UnifiedDialogueError
 from ...core.sources import called_from
 from ...environment import gold, splits
-from ...environment.play import domain, tools_of
+from ...environment.play import tools_of
+from ...environment.runs import domain
 from ...environment.tickets import MODES
 from ...environment.user import UserModel
 from .reward import gold_parts, scored

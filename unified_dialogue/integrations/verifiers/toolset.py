@@ -14,7 +14,7 @@ import verifiers.v1 as vf
 from mcp.types import CallToolResult, TextContent, Tool
 from pydantic import Field
 
-from ...environment.play import USER, Endpoint
+from ...environment.endpoint import USER, Endpoint
 from . import record
 
 
@@ -32,7 +32,7 @@ class SgdState(vf.State):
 
 
 def user_endpoint(settings):
-    """The simulated user's ``play.Endpoint`` (``settings``: ``SgdData.user``), or None."""
+    """The simulated user's ``endpoint.Endpoint`` (``settings``: ``SgdData.user``), or None."""
     if not settings:
         return None
     return Endpoint(settings["base_url"], settings["model"], os.environ.get(settings["api_key_var"]),
