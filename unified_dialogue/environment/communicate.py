@@ -49,7 +49,8 @@ ABBREVIATIONS = {"street": "st", "avenue": "ave", "boulevard": "blvd", "road": "
                  "suite": "ste", "international": "intl", "saint": "st", "mount": "mt"}
 # Characters that join the digits of one number; elsewhere they are punctuation.
 JOINERS = ".:/,-"
-PHONE = re.compile(r"(?<![\w.:/-])\+?\(?\d{2,}\)?(?:[ .-]\(?\d{2,}\)?)+(?![\w])")
+PHONE = re.compile(r"(?<![\w:/-])(?<!\d\.)(?:\+\d{1,3}|\(?\d{2,}\)?)(?:[ .-]\(?\d{2,}\)?)+(?![\w])")
+COUNTRY_CODE = re.compile(r"^\+\d{1,3}[ -]+(?=\(?\d)")
 
 
 def ordinal(number):
@@ -61,6 +62,8 @@ def spellings(value):
     """The ways a value may be said: itself, and for a time (``HH:MM``, or ``5:30 pm``) or a
     date (``YYYY-MM-DD``, SGD's canonical forms) the forms people say them in."""
     found = [value]
+    if COUNTRY_CODE.match(value):
+        found.append(COUNTRY_CODE.sub("", value))
     twelve = TWELVE_HOUR.match(value.strip().casefold())
     if twelve and 1 <= int(twelve.group(1)) <= 12:
         hour = int(twelve.group(1)) % 12 + (12 if twelve.group(3) == "p" else 0)
@@ -85,12 +88,12 @@ def spellings(value):
 def numbers(text):
     """Numbers written one way: no thousands comma, no trailing zeros of a fraction, no
     currency sign, a phone number (groups of two digits or more) as its digits."""
+    text = PHONE.sub(lambda m: re.sub(r"\D", "", m.group()) if len(re.sub(r"\D", "", m.group())) >= 7
+                     else m.group(), text)
     text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
     text = re.sub(r"(\d)\.0+(?!\d)", r"\1", text)
     text = re.sub(r"(\d\.\d*[1-9])0+(?!\d)", r"\1", text)
-    text = re.sub(r"[$€£]\s*(?=\d)", "", text)
-    return PHONE.sub(lambda m: re.sub(r"\D", "", m.group()) if len(re.sub(r"\D", "", m.group())) >= 7
-                     else m.group(), text)
+    return re.sub(r"[$€£]\s*(?=\d)", "", text)
 
 
 @lru_cache(maxsize=4096)
@@ -106,9 +109,13 @@ def normal(text):
     text = re.sub(r"\|", ",", text)
     text = re.sub(rf"(?<!\d)[{JOINERS}]|[{JOINERS}](?!\d)", lambda m: " , " if m.group() == "," else " ", text)
     text = re.sub(rf"[^\w\s{JOINERS}]|_", " ", text)
-    words = [ABBREVIATIONS.get(word, word) for word in re.split(r"[^\S\n]+", text)]
-    words = [str(NUMBER_WORDS.index(word)) if word in NUMBER_WORDS else word for word in words]
-    return re.sub(r"\s*\n\s*", "\n", " ".join(words)).strip()
+    text = re.sub(r"(?<![\w.:/,-])[a-z]+(?![\w.:/,-])", lambda m: word(m.group()), text)
+    return re.sub(r"\s*\n\s*", "\n", re.sub(r"[^\S\n]+", " ", text)).strip()
+
+
+def word(text):
+    """A word as compared: an address word as its abbreviation, a number word as digits."""
+    return str(NUMBER_WORDS.index(text)) if text in NUMBER_WORDS else ABBREVIATIONS.get(text, text)
 
 
 @lru_cache(maxsize=4096)
@@ -215,7 +222,7 @@ FUNCTION_WORDS = frozenset({"a", "the", "is", "are", "has", "have", "for", "good
 # A subject (a slot's name without its function words) as people say it, and its opposite.
 SUBJECTS = {
     "vegetarian": ("vegetarian", "veggie", "vegan", "meatless"),
-    "outdoors": ("outdoor", "outdoors", "outside", "patio", "terrace", "alfresco", "al fresco"),
+    "outdoors": ("outdoor", "outdoors", "out door", "outside", "patio", "terrace", "alfresco", "al fresco"),
     "smoking": ("smoking", "smoke", "smokers", "smoker"),
     "wifi": ("wifi", "wi fi", "internet", "wireless"),
     "free": ("free", "complimentary", "no charge"),
@@ -233,18 +240,21 @@ SUBJECTS = {
 }
 OPPOSITES = {
     "outdoors": ("indoor", "indoors", "inside only"),
-    "free": ("fee", "fees", "charge", "charges", "cost", "costs", "paid", "pay", "ticket price", "admission price"),
+    "free": ("fee", "fees", "charge", "charges", "cost", "costs", "paid", "pay", "charged", "ticket price",
+             "admission price"),
     "kids": ("adults only", "adult only"),
     "furnished": ("unfurnished",),
-    "next day": ("same day",),
+    "next day": ("same day", "same date"),
     "shared ride": ("private",),
 }
 NEGATIONS = frozenset({"no", "not", "never", "none", "nor", "neither", "without", "non", "cannot", "nope", "lack",
                        "lacks", "isnt", "arent", "wasnt", "werent", "dont", "doesnt", "didnt", "cant", "couldnt",
-                       "wont", "wouldnt", "hasnt", "havent", "hadnt", "shouldnt", "unfortunately not"})
+                       "wont", "wouldnt", "hasnt", "havent", "hadnt", "shouldnt", "unavailable",
+                       "prohibited", "forbidden", "banned", "absent", "missing"})
 AFFIRMATIONS = frozenset({"yes", "yeah", "yep", "yup"})
 # A clause that answers yes or no without naming what: "yes", "they do", "it sure does", "you cannot".
-BARE = re.compile(r"^(?:(?:and|but|so|well|oh|sadly|unfortunately|yes|yeah|yep|no|nope) )*(?:(?:yes|yeah|yep|yup|no|nope)"
+BARE = re.compile(r"^(?:(?:and|but|so|well|oh|sorry|sadly|unfortunately|yes|yeah|yep|no|nope) )*"
+                  r"(?:(?:yes|yeah|yep|yup|no|nope)|(?:its|thats|theres)(?: not)?"
                   r"|(?:they|it|you|there|she|he|that|this|we)(?: (?:sure|certainly|definitely|really|also|do))?"
                   r" (?:do|does|did|is|are|can|will|has|have|cannot|cant|dont|doesnt|didnt|isnt|arent|wont|hasnt|"
                   r"havent)(?: not)?(?: (?:indeed|too|also|though|actually|so))?)$")
@@ -261,21 +271,29 @@ def found(words, phrase):
     return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", words) is not None
 
 
+def said(clause, phrases):
+    """``[(offset, negated)]``: where a clause (``normal`` words) says one of ``phrases``,
+    a plural or a ``non`` before it allowed (``non smoking``, ``nonsmoking``: negated)."""
+    return [(m.start(), bool(m.group(1))) for phrase in phrases
+            for m in re.finditer(rf"(?<!\w)(non ?)?{re.escape(phrase)}(?:s|es)?(?!\w)", clause)]
+
+
 def polarity(clause, slot):
-    """What a clause (``normal`` words) says of a yes-or-no slot: ``{True}``, ``{False}``,
-    both (a ``yes`` beside a negation), or empty (it does not name the slot's subject)."""
+    """``(offset, answer)``: what a clause (``normal`` words) says of a yes-or-no slot,
+    ``{True}``, ``{False}``, both (a ``yes`` beside a negation), or empty (it does not name
+    the slot's subject nor its opposite), and where (its first subject word)."""
     name = subject(slot)
-    words = clause.split()
-    negated = bool(NEGATIONS & set(words)) or any(found(clause, f"{said} free")
-                                                  for said in SUBJECTS.get(name, (name,)) if said != "free")
-    answer = set()
-    if any(found(clause, said) for said in SUBJECTS.get(name, (name,))):
-        answer = {not negated}
-    elif any(found(clause, said) for said in OPPOSITES.get(name, ())):
-        answer = {negated}
-    if answer and negated and AFFIRMATIONS & set(words):
-        answer = {True, False}
-    return answer
+    words = set(clause.split())
+    subjects, opposites = said(clause, SUBJECTS.get(name, (name,))), said(clause, OPPOSITES.get(name, ()))
+    negated = bool(NEGATIONS & words) or any(non for _, non in subjects) or any(
+        found(clause, f"{phrase} free") for phrase in SUBJECTS.get(name, (name,)) if phrase != "free")
+    if subjects:
+        answer, offset = {not negated}, min(subjects)[0]
+    elif opposites:
+        answer, offset = {negated}, min(opposites)[0]
+    else:
+        return 0, set()
+    return offset, ({True, False} if negated and AFFIRMATIONS & words else answer)
 
 
 def bare(clause):
@@ -286,33 +304,28 @@ def bare(clause):
     return {not (NEGATIONS & set(clause.split()))}
 
 
-def cue(clause, slot):
-    """Where in a clause its yes-or-no statement sits (the subject's or opposite's first
-    word), as an offset in the clause; 0 where it names neither."""
-    name = subject(slot)
-    said = [m.start() for phrase in (*SUBJECTS.get(name, (name,)), *OPPOSITES.get(name, ()))
-            for m in re.finditer(rf"(?<!\w){re.escape(phrase)}(?!\w)", clause)]
-    return min(said) if said else 0
+def answer_words(clause):
+    """The yes-or-no words of a clause, as the answers they give."""
+    words = set(clause.split())
+    return ({True} if AFFIRMATIONS & words else set()) | ({False} if {"no", "nope"} & words else set())
 
 
 def yes_no_statements(normal_text, slot):
     """``[(position, {True|False, …})]``: the yes-or-no statements of a ``normal`` text about
-    ``slot`` (the bare ones only where no clause names the subject, or in a sentence that
-    does: see the module's docstring)."""
-    bounds = sentences(normal_text)
+    ``slot``: each clause naming its subject or opposite, a hedge (``…: yes`` then ``no``)
+    both; the bare answers only where no clause names either (see the module's docstring)."""
+    parts = [(start, normal_text[start:end].strip(" ,")) for start, end in clauses(normal_text)]
     named_in, bare_in = [], []
-    for start, end in clauses(normal_text):
-        text = normal_text[start:end].strip(" ,")
-        said = polarity(text, slot)
-        if said:
-            named_in.append((start + cue(normal_text[start:end], slot), said))
+    for index, (start, text) in enumerate(parts):
+        offset, answer = polarity(text, slot)
+        if answer:
+            following = parts[index + 1][1] if index + 1 < len(parts) else ""
+            if BARE.match(following) and len(following.split()) == 1 and answer_words(text) - answer_words(following):
+                answer = {True, False}
+            named_in.append((start + offset, answer))
         elif bare(text):
             bare_in.append((start, bare(text)))
-    if not named_in:
-        return bare_in
-    sentence = {next(i for i, (s, e) in enumerate(bounds) if s <= p <= e) for p, _ in named_in}
-    return sorted(named_in + [(p, said) for p, said in bare_in
-                              if next(i for i, (s, e) in enumerate(bounds) if s <= p <= e) in sentence])
+    return named_in or bare_in
 
 
 # ---------------------------------------------------------------- the three questions
@@ -338,9 +351,9 @@ def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False):
     names = named(normal_text, [list(item_forms), *[list(forms) for forms, _ in other_items]])
     if yes_no:
         wanted = {plain_bool(form) for form in value_forms}
-        said = [(p, answer) for p, answer in yes_no_statements(normal_text, slot)]
-        mine = set().union(*[answer for p, answer in said if about_asked(p, names, bounds)])
-        others = any(attributed(p, names, bounds) not in (0, None) for p, _ in said)
+        stated = yes_no_statements(normal_text, slot)
+        mine = set().union(*[answer for p, answer in stated if about_asked(p, names, bounds)])
+        others = any(attributed(p, names, bounds) not in (0, None) for p, _ in stated)
         return bool(mine) and mine <= wanted and len(mine) == 1 and not others
     if not any(about_asked(start, names, bounds) for start, _ in occurrences(normal_text, list(value_forms))):
         return False
