@@ -79,6 +79,15 @@ def test_a_time_is_found_as_a_twelve_hour_time(hour, minute):
     assert not mentions(f"Leaves at {twelve}.", [f"{(hour + 1) % 24:02}:{minute:02}"])
 
 
+@PURE
+@given(st.sampled_from(["San Jose", "4.5", "17:30", "408-247-8880", "261 North 2nd Street", "2019-03-05"]),
+       st.sampled_from(["", "(", "\"", "**", "- "]), st.sampled_from(["", ".", ")", "!", ",", "\"", "**"]),
+       st.booleans())
+def test_case_and_punctuation_around_a_value_do_not_matter(value, before, after, upper):
+    said = value.upper() if upper else value
+    assert mentions(f"It is {before}{said}{after} I think", [value])
+
+
 # ---------------------------------------------------------------- attribution
 
 ALAMEDA, ALMADEN = [["Alameda Gardens"]], [["Almaden House"]]
@@ -223,15 +232,24 @@ def test_a_booking_is_confirmed_by_its_identifying_values(text, confirmed):
     assert confirms(text, SAKURA) is confirmed
 
 
+def test_a_yes_or_no_or_none_value_of_a_booking_is_confirmed_in_words():
+    ride = [("destination", ["Matador"]), ("shared_ride", ["True"])]
+    assert confirms("A shared ride to Matador is booked.", ride) and not confirms("A cab to Matador is booked.", ride)
+    assert not confirms("A private ride to Matador is booked.", ride)
+    movie = [("movie_name", ["Dogman"]), ("subtitle_language", ["None"])]
+    assert confirms("Dogman is rented, with no subtitles.", movie) and not confirms("Dogman is rented.", movie)
+    assert not confirms("Dogman is rented, with subtitles.", movie)
+
+
 def test_a_failure_clause():
     assert c.failed("i couldnt book it") and c.failed("it was not possible") and not c.failed("it has no wifi")
 
 
 # ---------------------------------------------------------------- the measuring command
 
-def dialogue(utterance, slot, value, canonical=None, possible=("True", "False")):
+def dialogue(utterance, slot, value, canonical=None, possible=("True", "False"), name="INFORM"):
     schema = [{"service_name": "S_1", "slots": [{"name": slot, "possible_values": list(possible)}]}]
-    act = {"act": "INFORM", "domain": "S_1", "slot_value_table": [
+    act = {"act": name, "domain": "S_1", "slot_value_table": [
         {"slot": slot, "values": [{"value": value, "cononical_value": canonical or value}]}]}
     return {"knowledge": {"value": {"schema": schema}},
             "dialog": [{"roles": ["USER"], "dialog_acts": [act], "utterance": "x"},
@@ -248,9 +266,20 @@ def test_measure_counts_credited_and_swapped_turns():
     assert report["values"]["values"] == 3 and report["values"]["found"] == 2
     assert report["values"]["swapped"] == 2 and report["values"]["found_swapped"] == 0
     assert [m["utterance"] for m in report["misses"]["yes_no"]] == ["It's 3.3"]
+    assert report["confirms"]["turns"] == 0
     assert answer_agreement.swapped_value(["$50", "50"], ["50", "60"]) == "60"
     assert answer_agreement.swapped_value(["60"], ["50", "60"]) == "50"
     assert answer_agreement.swapped_value(["60"], ["60"]) is None
+
+
+def test_measure_counts_confirmed_bookings_and_swaps_a_value_the_turn_does_not_confirm():
+    dialogues = [dialogue("Please confirm: a table at Sakura.", "restaurant_name", "Sakura", name="CONFIRM",
+                          possible=()),
+                 dialogue("Please confirm: a table.", "restaurant_name", "Hana", name="CONFIRM", possible=())]
+    report = answer_agreement.measure(dialogues, examples=5)
+    assert report["confirms"] == {"turns": 2, "credited": 1, "swapped": 2, "credited_swapped": 0,
+                                  "credited_share": 0.5, "credited_swapped_share": 0.0}
+    assert [m["utterance"] for m in report["misses"]["confirms"]] == ["Please confirm: a table."]
 
 
 def test_the_command_measures_the_fixtures(tmp_path, capsys):
@@ -260,6 +289,7 @@ def test_the_command_measures_the_fixtures(tmp_path, capsys):
     assert status == 0 and report["values"]["values"] > 0
     assert report["values"]["found"] >= 0.9 * report["values"]["values"]
     assert report["values"]["found_swapped"] <= 0.1 * report["values"]["swapped"]
+    assert report["confirms"]["credited"] >= 0.9 * report["confirms"]["turns"] > 0
 
 
 def test_the_command_s_mistakes_are_one_line(tmp_path, capsys):

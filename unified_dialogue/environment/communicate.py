@@ -162,7 +162,7 @@ def sentences(normal_text):
     return bounds + [(start, len(normal_text))]
 
 
-CLAUSE_END = re.compile(r"\s*,\s*|\s+(?:and|but|while|whereas|although|though|however|yet|so)\s+")
+CLAUSE_END = re.compile(r"\s*,\s*|\s+(?:and|but|while|whereas|although|though|however)\s+")
 
 
 def clauses(normal_text):
@@ -235,8 +235,9 @@ SUBJECTS = {
     "alcohol": ("alcohol", "alcoholic", "drinks", "beer", "wine", "liquor", "cocktails"),
     "laundry": ("laundry", "washing", "washer"),
     "refundable": ("refundable", "refund", "refunded"),
-    "shared ride": ("shared", "share", "pool", "other passengers"),
+    "shared ride": ("shared", "share", "sharing", "pool", "other passengers"),
     "subtitles": ("subtitles", "subtitle", "subtitled", "captions"),
+    "subtitle language": ("subtitles", "subtitle", "subtitled", "captions"),
 }
 OPPOSITES = {
     "outdoors": ("indoor", "indoors", "inside only"),
@@ -251,6 +252,8 @@ NEGATIONS = frozenset({"no", "not", "never", "none", "nor", "neither", "without"
                        "lacks", "isnt", "arent", "wasnt", "werent", "dont", "doesnt", "didnt", "cant", "couldnt",
                        "wont", "wouldnt", "hasnt", "havent", "hadnt", "shouldnt", "unavailable",
                        "prohibited", "forbidden", "banned", "absent", "missing"})
+YES_NO = frozenset({"True", "False"})
+NONE = "None"
 AFFIRMATIONS = frozenset({"yes", "yeah", "yep", "yup"})
 # A clause that answers yes or no without naming what: "yes", "they do", "it sure does", "you cannot".
 BARE = re.compile(r"^(?:(?:and|but|so|well|oh|sorry|sadly|unfortunately|yes|yeah|yep|no|nope) )*"
@@ -381,16 +384,23 @@ def failed(clause):
 def confirms(text, identifying):
     """Whether ``text`` confirms a booking: each of its identifying values (``identifying``:
     ``[(slot, forms)]``, relative dates among the forms where the dialogue said them) is
-    mentioned in a clause that does not say a booking failed.
+    mentioned outside the clauses that say a booking failed; a
+    yes-or-no value (forms ``True`` or ``False``) is said in words (``said_about``).
 
     Example:
         >>> confirms("Booked: Sakura at 7 pm tomorrow.", [("restaurant_name", ["Sakura"]), ("time", ["19:00"])])
         True
     """
     normal_text = normal(text)
-    good = [(start, end) for start, end in clauses(normal_text) if not failed(normal_text[start:end])]
-    return all(any(s <= start and end <= e for start, end in occurrences(normal_text, list(forms)) for s, e in good)
-               for _, forms in identifying)
+    bad = [(start, end) for start, end in clauses(normal_text) if failed(normal_text[start:end])]
+    for slot, forms in identifying:
+        if forms and all(str(form) in YES_NO | {NONE} for form in forms):
+            # "None" of a slot (subtitle_language) is said as no subtitles
+            if not said_about(text, [], slot, ["False" if str(form) == NONE else form for form in forms], [], yes_no=True):
+                return False
+        elif not any(not any(s <= start < e for s, e in bad) for start, _ in occurrences(normal_text, list(forms))):
+            return False
+    return True
 
 
 __all__ = ["mentions", "said_about", "confirms", "spellings", "normal"]

@@ -8,6 +8,10 @@
   forms (as said, canonical): the share found, and the share found with the value swapped
   for another value of the same slot in the split (the next one in sorted order whose
   forms differ);
+- ``confirms``: each system turn that asks the user to confirm a booking (``CONFIRM`` acts),
+  judged by ``confirms`` with every value it confirms as the booking's identifying values:
+  the share credited, and the share credited with one value (the first one whose slot has
+  another value in the split that the turn does not confirm) swapped for that value;
 - the first turns of each that the rules miss.
 
     python -m unified_dialogue.tools.answer_agreement --data-dir path/to/sgd [--no-verify]
@@ -22,9 +26,10 @@ import sys
 
 from unified_dialogue import load
 from unified_dialogue.cli import add_copy_flags, copy_options, run_command
-from unified_dialogue.environment.communicate import mentions, normal, said_about
+from unified_dialogue.environment.communicate import confirms, mentions, normal, said_about
 
 INFORM = "INFORM"
+CONFIRM = "CONFIRM"
 SYSTEM = "SYSTEM"
 YES_NO = frozenset({"True", "False"})
 
@@ -36,24 +41,33 @@ def yes_no_slots(dialogue):
             for slot in service["slots"] if set(slot["possible_values"]) == YES_NO}
 
 
-def informed(dialogue):
-    """``[(utterance, service, slot, forms, yes_no)]``: each value a system turn informs,
-    ``forms`` as said, then canonical where it differs."""
-    flags = yes_no_slots(dialogue)
+def acted(dialogue, name):
+    """``[(utterance, [(service, slot, forms)])]``: the values of each system turn's
+    ``name`` acts (the turns that have some), ``forms`` as said, then canonical where it
+    differs."""
     found = []
     for turn in dialogue["dialog"]:
         if turn["roles"] != [SYSTEM]:
             continue
-        for act in turn["dialog_acts"]:
-            if act["act"] != INFORM:
-                continue
-            for entry in act["slot_value_table"]:
-                for value in entry["values"]:
-                    forms = list(dict.fromkeys(v for v in (value["value"], value["cononical_value"]) if v))
-                    if forms:
-                        found.append((turn["utterance"], act["domain"], entry["slot"], forms,
-                                      (act["domain"], entry["slot"]) in flags))
+        values = [(act["domain"], entry["slot"], forms) for act in turn["dialog_acts"] if act["act"] == name
+                  for entry in act["slot_value_table"] for value in entry["values"]
+                  for forms in [list(dict.fromkeys(v for v in (value["value"], value["cononical_value"]) if v))]
+                  if forms]
+        if values:
+            found.append((turn["utterance"], values))
     return found
+
+
+def informed(dialogue):
+    """``[(utterance, service, slot, forms, yes_no)]``: each value a system turn informs."""
+    flags = yes_no_slots(dialogue)
+    return [(utterance, service, slot, forms, (service, slot) in flags)
+            for utterance, values in acted(dialogue, INFORM) for service, slot, forms in values]
+
+
+def confirmed(dialogue):
+    """``[(utterance, [(service, slot, forms)])]``: each system turn's ``CONFIRM`` values."""
+    return acted(dialogue, CONFIRM)
 
 
 def swapped_value(forms, candidates):
@@ -71,14 +85,52 @@ def opposite(forms):
     return "False" if forms[-1] == "True" else "True"
 
 
-def measure(dialogues, examples):
-    """The report of one split (see the module's docstring)."""
-    turns = [entry for dialogue in dialogues for entry in informed(dialogue)]
+def slot_values(turns, confirmations):
+    """``{(service, slot): sorted canonical values}`` of the values informed (yes-or-no
+    ones aside) and confirmed."""
     values = {}
     for _, service, slot, forms, flag in turns:
         if not flag:
             values.setdefault((service, slot), set()).add(forms[-1])
-    values = {key: sorted(found) for key, found in values.items()}
+    for _, confirmed_values in confirmations:
+        for service, slot, forms in confirmed_values:
+            values.setdefault((service, slot), set()).add(forms[-1])
+    return {key: sorted(found) for key, found in values.items()}
+
+
+def measure_confirms(confirmations, values, examples):
+    """The ``confirms`` part of the report, the turns it misses and those it credits with
+    a value swapped."""
+    counts, misses, swapped_misses = dict(turns=0, credited=0, swapped=0, credited_swapped=0), [], []
+    for utterance, confirmed_values in confirmations:
+        identifying = [(slot, forms) for _, slot, forms in confirmed_values]
+        counts["turns"] += 1
+        right = confirms(utterance, identifying)
+        counts["credited"] += right
+        if not right and len(misses) < examples:
+            misses.append({"values": identifying, "utterance": utterance})
+        said = {form for _, _, forms in confirmed_values for form in forms}
+        for index, (service, slot, forms) in enumerate(confirmed_values):
+            swap = swapped_value(forms, [value for value in values[(service, slot)] if value not in said])
+            if swap is not None:
+                changed = list(identifying)
+                changed[index] = (slot, [swap])
+                counts["swapped"] += 1
+                wrong = confirms(utterance, changed)
+                counts["credited_swapped"] += wrong
+                if wrong and len(swapped_misses) < examples:
+                    swapped_misses.append({"values": changed, "utterance": utterance})
+                break
+    return counts, misses, swapped_misses
+
+
+def measure(dialogues, examples):
+    """The report of one split (see the module's docstring)."""
+    turns, confirmations = [], []
+    for dialogue in dialogues:
+        turns += informed(dialogue)
+        confirmations += confirmed(dialogue)
+    values = slot_values(turns, confirmations)
     yes_no = dict(turns=0, credited=0, credited_swapped=0)
     other = dict(values=0, found=0, swapped=0, found_swapped=0)
     misses = {"yes_no": [], "yes_no_swapped": [], "values": []}
@@ -102,12 +154,15 @@ def measure(dialogues, examples):
         if swap is not None:
             other["swapped"] += 1
             other["found_swapped"] += mentions(utterance, [swap])
+    booked, misses["confirms"], misses["confirms_swapped"] = measure_confirms(confirmations, values, examples)
     share = (lambda part, whole: round(part / whole, 4) if whole else None)
     yes_no.update(credited_share=share(yes_no["credited"], yes_no["turns"]),
                   credited_swapped_share=share(yes_no["credited_swapped"], yes_no["turns"]))
     other.update(found_share=share(other["found"], other["values"]),
                  found_swapped_share=share(other["found_swapped"], other["swapped"]))
-    return {"yes_no": yes_no, "values": other, "misses": misses}
+    booked.update(credited_share=share(booked["credited"], booked["turns"]),
+                  credited_swapped_share=share(booked["credited_swapped"], booked["swapped"]))
+    return {"yes_no": yes_no, "values": other, "confirms": booked, "misses": misses}
 
 
 def main(argv=None):
