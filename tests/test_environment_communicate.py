@@ -109,6 +109,10 @@ def test_a_dump_of_every_row_gives_nothing():
     assert not said_about(dump, ALMADEN, "phone_number", ["555-9999"], other)
     assert not said_about("Alameda Gardens: 555-1234. Almaden House: 555-9999.", ALMADEN, "phone_number",
                           ["555-9999"], other)
+    assert not said_about("The phones are 555-9999 and 555-1234.", ALMADEN, "phone_number", ["555-9999"], other)
+    stops = [([["10:00"]], ["1"])]
+    assert said_about("For 1 passenger, the flight has 0 stops.", [["14:00"]], "number_stops", ["0"], stops)
+    assert c.small_number(["12"]) and not c.small_number(["4.5"]) and not c.small_number(["$120"])
 
 
 def test_a_value_said_before_any_item_counts_only_where_no_other_item_is_named():
@@ -173,6 +177,8 @@ def test_clauses_and_sentences():
     ("Outdoor seating is unavailable.", "has_seating_outdoors", "False"),
     ("The hotel is smoke-free.", "smoking_allowed", "False"),
     ("It is unisex.", "is_unisex", "True"),
+    ("Unfortunately no outdoor seats. Yes, there are many vegetarian dishes.", "has_seating_outdoors", "False"),
+    ("No outdoor seating, no.", "has_seating_outdoors", "False"),
 ])
 def test_a_yes_or_no_value_said_in_words_counts_and_its_opposite_does_not(text, slot, value):
     opposite = "False" if value == "True" else "True"

@@ -30,7 +30,10 @@ another item shares names neither; a mention inside a longer mention of another 
 not count). A statement (a value's mention, or the subject word of a yes-or-no clause) is
 about the item named last before it in its sentence, else the first named after it in its
 sentence, else the item named last in an earlier sentence. A statement before any item is
-named is about the asked item only where the text names no other item.
+named is about the asked item only where the text names no other item; another item's value
+stated there (not also the asked value) counts as stated for that item, so that a list of
+every row's values without names gives nothing, unless it is a number of one or two digits
+(``small_number``: a count a text may say as another fact).
 """
 
 import re
@@ -317,13 +320,17 @@ def yes_no_statements(normal_text, slot):
     """``[(position, {True|False, …})]``: the yes-or-no statements of a ``normal`` text about
     ``slot``: each clause naming its subject or opposite, a hedge (``…: yes`` then ``no``)
     both; the bare answers only where no clause names either (see the module's docstring)."""
-    parts = [(start, normal_text[start:end].strip(" ,")) for start, end in clauses(normal_text)]
+    spans = clauses(normal_text)
     named_in, bare_in = [], []
-    for index, (start, text) in enumerate(parts):
+    for index, (start, end) in enumerate(spans):
+        text = normal_text[start:end].strip(" ,")
         offset, answer = polarity(text, slot)
         if answer:
-            following = parts[index + 1][1] if index + 1 < len(parts) else ""
-            if BARE.match(following) and len(following.split()) == 1 and answer_words(text) - answer_words(following):
+            # the next clause of the sentence, where it is one answer word
+            after = spans[index + 1] if index + 1 < len(spans) else (end, end)
+            following = "" if "\n" in normal_text[end:after[0]] else normal_text[after[0]:after[1]].strip(" ,")
+            said_here, said_next = answer_words(text), answer_words(following) if len(following.split()) == 1 else set()
+            if said_here and said_next and said_here != said_next:
                 answer = {True, False}
             named_in.append((start + offset, answer))
         elif bare(text):
@@ -358,11 +365,18 @@ def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False):
         mine = set().union(*[answer for p, answer in stated if about_asked(p, names, bounds)])
         others = any(attributed(p, names, bounds) not in (0, None) for p, _ in stated)
         return bool(mine) and mine <= wanted and len(mine) == 1 and not others
-    if not any(about_asked(start, names, bounds) for start, _ in occurrences(normal_text, list(value_forms))):
+    asked = {start for start, _ in occurrences(normal_text, list(value_forms))}
+    if not any(about_asked(start, names, bounds) for start in asked):
         return False
-    return not any(attributed(start, names, bounds) == index
-                   for index, (_, values) in enumerate(other_items, 1)
-                   for start, _ in occurrences(normal_text, list(values)))
+    return not any(attributed(start, names, bounds) == index or (
+        attributed(start, names, bounds) is None and start not in asked and not small_number(values))
+        for index, (_, values) in enumerate(other_items, 1) for start, _ in occurrences(normal_text, list(values)))
+
+
+def small_number(forms):
+    """Whether a value is a number of one or two digits, which a text may well say as
+    another fact (``for 2 people``)."""
+    return any(re.fullmatch(r"\d{1,2}", normal(str(form))) for form in forms)
 
 
 def plain_bool(form):
