@@ -20,7 +20,8 @@ agent's (an agent that gives its final answer before the user is done cut it sho
 """
 
 from ..core.features import DONTCARE
-from .communicate import mentions
+# spellings stays importable from here, where it was first defined
+from .communicate import mentions, spellings  # noqa: F401
 
 
 def plain(text):

@@ -26,12 +26,9 @@ import sys
 
 from unified_dialogue import load
 from unified_dialogue.cli import add_copy_flags, copy_options, run_command
-from unified_dialogue.environment.communicate import confirms, mentions, normal, said_about
-
-INFORM = "INFORM"
-CONFIRM = "CONFIRM"
-SYSTEM = "SYSTEM"
-YES_NO = frozenset({"True", "False"})
+from unified_dialogue.core.features import CONFIRM, INFORM
+from unified_dialogue.environment.communicate import YES_NO, confirms, mentions, normal, said_about
+from unified_dialogue.views.goals import SYSTEM
 
 
 def yes_no_slots(dialogue):
