@@ -179,6 +179,10 @@ def test_clauses_and_sentences():
     ("It is unisex.", "is_unisex", "True"),
     ("Unfortunately no outdoor seats. Yes, there are many vegetarian dishes.", "has_seating_outdoors", "False"),
     ("No outdoor seating, no.", "has_seating_outdoors", "False"),
+    ("It is an unfurnished apartment.", "furnished", "False"),
+    ("The ticket is unrefundable.", "refundable", "False"),
+    ("It's not an overnight flight.", "is_redeye", "False"),
+    ("Sadly, you cannot get your money back.", "refundable", "False"),
 ])
 def test_a_yes_or_no_value_said_in_words_counts_and_its_opposite_does_not(text, slot, value):
     opposite = "False" if value == "True" else "True"

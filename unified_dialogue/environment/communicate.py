@@ -14,14 +14,17 @@ Three questions, each a pure function of the text:
 - ``said_about(text, item_forms, slot, value_forms, other_items, yes_no)``: the value is
   stated for the item it was asked about, and no value of the slot for another item (see
   *attribution* below). A yes-or-no value must be said in words: a clause that names the
-  slot's subject (``subjects``: ``vegetarian``, ``outdoor``, ``next day`` …) says yes unless
-  it holds a negation (``no``, ``not``, ``n't``, ``non``, ``without``, ``<subject> free``);
-  a clause naming only its opposite (``same day``, ``entrance fee``, ``unfurnished``) says
-  the reverse. A bare answer (``yes``, ``no``, ``they do``, ``it sure does``, ``you
-  cannot``) counts only where no clause of the text names the subject, or in a sentence
-  that names it. Saying both yes and no about the item is no answer.
-- ``confirms(text, identifying)``: every identifying value of a booking is mentioned in a
-  clause that does not say a booking failed (``couldn't``, ``unable``, ``nothing`` …).
+  slot's subject (``subject``, said as ``SUBJECTS`` has it: ``vegetarian``, ``outdoor``,
+  ``next day`` …, plurals too) says yes unless it holds a negation (``no``, ``not``,
+  ``n't``, ``without``, ``non``/``un`` before the subject, ``<subject> free``); a clause
+  naming only its opposite (``OPPOSITES``: ``same day``, ``entrance fee``, ``indoor``) says
+  the reverse. A bare answer (``yes``, ``they do``, ``it sure does``, ``you cannot``)
+  counts only where no clause of the text names the subject or its opposite. Saying both
+  yes and no about the item is no answer (two clauses that disagree, ``yes`` beside a
+  negation, ``…: yes`` followed by ``no`` in its sentence).
+- ``confirms(text, identifying)``: every identifying value of a booking is mentioned
+  outside the clauses that say a booking failed (``couldn't``, ``unable``, ``nothing`` …);
+  a yes-or-no value, or ``None`` (no subtitles), is said in words.
 
 Attribution. The text is cut into sentences (line breaks, ``.``, ``!``, ``?``, ``;`` before
 white space) and a sentence into clauses (commas, ``|``, and ``and``/``but``/``while`` …).
@@ -231,13 +234,14 @@ SUBJECTS = {
     "free": ("free", "complimentary", "no charge"),
     "kids": ("kids", "kid", "children", "child", "family", "families", "youngsters"),
     "pets": ("pets", "pet", "animals", "animal", "dogs", "dog", "cats", "cat"),
-    "furnished": ("furnished", "furniture", "furnishings"),
+    "furnished": ("furnished", "furniture", "furnishing", "furnishings"),
     "next day": ("next day", "following day", "day after", "next morning", "overnight"),
-    "redeye": ("redeye", "red eye"),
-    "live music": ("live music", "live band", "live performance", "live performances"),
+    "redeye": ("redeye", "red eye", "overnight"),
+    "live music": ("live music", "music", "live band", "live entertainment", "live performance"),
     "alcohol": ("alcohol", "alcoholic", "drinks", "beer", "wine", "liquor", "cocktails"),
     "laundry": ("laundry", "washing", "washer"),
-    "refundable": ("refundable", "refund", "refunded"),
+    "refundable": ("refundable", "refund", "refunded", "money back"),
+    "cosmetic": ("cosmetic", "cosmetics"),
     "shared ride": ("shared", "share", "sharing", "pool", "other passengers"),
     "subtitles": ("subtitles", "subtitle", "subtitled", "captions"),
     "subtitle language": ("subtitles", "subtitle", "subtitled", "captions"),
@@ -247,14 +251,13 @@ OPPOSITES = {
     "free": ("fee", "fees", "charge", "charges", "cost", "costs", "paid", "pay", "charged", "ticket price",
              "admission price"),
     "kids": ("adults only", "adult only"),
-    "furnished": ("unfurnished",),
     "next day": ("same day", "same date"),
     "shared ride": ("private",),
 }
 NEGATIONS = frozenset({"no", "not", "never", "none", "nor", "neither", "without", "non", "cannot", "nope", "lack",
                        "lacks", "isnt", "arent", "wasnt", "werent", "dont", "doesnt", "didnt", "cant", "couldnt",
                        "wont", "wouldnt", "hasnt", "havent", "hadnt", "shouldnt", "unavailable",
-                       "prohibited", "forbidden", "banned", "absent", "missing"})
+                       "prohibited", "forbidden", "banned", "absent", "missing", "restricts"})
 YES_NO = frozenset({"True", "False"})
 NONE = "None"
 AFFIRMATIONS = frozenset({"yes", "yeah", "yep", "yup"})
@@ -279,9 +282,10 @@ def found(words, phrase):
 
 def said(clause, phrases):
     """``[(offset, negated)]``: where a clause (``normal`` words) says one of ``phrases``,
-    a plural or a ``non`` before it allowed (``non smoking``, ``nonsmoking``: negated)."""
+    a plural allowed, and a ``non`` or ``un`` before it negating it (``non smoking``,
+    ``nonsmoking``, ``unfurnished``)."""
     return [(m.start(), bool(m.group(1))) for phrase in phrases
-            for m in re.finditer(rf"(?<!\w)(non ?)?{re.escape(phrase)}(?:s|es)?(?!\w)", clause)]
+            for m in re.finditer(rf"(?<!\w)(non ?|un)?{re.escape(phrase)}(?:s|es)?(?!\w)", clause)]
 
 
 def polarity(clause, slot):
