@@ -48,7 +48,7 @@ NEGATIONS = frozenset({"no", "not", "never", "none", "nor", "neither", "without"
                        "prohibited", "forbidden", "banned", "absent", "missing", "restricts", "false"})
 YES_NO = frozenset({"True", "False"})
 NONE = "None"
-AFFIRMATIONS = frozenset({"yes", "yeah", "yep", "yup", "true"})
+AFFIRMATIONS = frozenset({"yes", "yeah", "yep", "yup"})
 # Words that leave a yes-or-no question open.
 UNSURE = frozenset({"maybe", "might", "perhaps", "possibly", "unsure", "unclear", "unknown", "probably"})
 # A clause that answers yes or no without naming what: "yes", "they do", "it sure does", "you cannot".
