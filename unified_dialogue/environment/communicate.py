@@ -62,13 +62,15 @@ def named(normal_text, items):
     """``[(start, end, index)]``: where each of ``items`` (lists of lists of forms of its
     identifying values) is named by a distinctive value, a mention inside a longer mention
     of another item left out."""
-    keys = [[{normal(form) for form in forms} for forms in item] for item in items]
+    owners = {}
+    for index, item in enumerate(items):
+        for forms in item:
+            for form in forms:
+                owners.setdefault(normal(form), set()).add(index)
     spans = []
     for index, item in enumerate(items):
-        for position, forms in enumerate(item):
-            shared = any(keys[index][position] & value for other, values in enumerate(keys) if other != index
-                         for value in values)
-            if not shared:
+        for forms in item:
+            if all(owners[normal(form)] == {index} for form in forms):
                 spans += [(start, end, index) for start, end in occurrences(normal_text, forms)]
     return [(s, e, i) for s, e, i in spans
             if not any(i2 != i and s2 <= s and e <= e2 and (e2 - s2) > (e - s) for s2, e2, i2 in spans)]

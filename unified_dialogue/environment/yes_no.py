@@ -3,6 +3,7 @@ rule): the subject of a slot as people say it, and what a clause says of it.
 """
 
 import re
+from functools import lru_cache
 
 from .reading import clauses, found
 
@@ -70,8 +71,14 @@ def said(clause, phrases):
     """``[(offset, negated)]``: where a clause (``normal`` words) says one of ``phrases``,
     a plural allowed, and a ``non`` or ``un`` before it negating it (``non smoking``,
     ``nonsmoking``, ``unfurnished``)."""
-    return [(m.start(), bool(m.group(1))) for phrase in phrases
-            for m in re.finditer(rf"(?<!\w)(non ?|un)?{re.escape(phrase)}(?:s|es)?(?!\w)", clause)]
+    return [(m.start(), bool(m.group(1))) for m in phrasing(tuple(phrases)).finditer(clause)]
+
+
+@lru_cache(maxsize=256)
+def phrasing(phrases):
+    """The expression ``said`` finds ``phrases`` with."""
+    alternatives = "|".join(re.escape(phrase) for phrase in sorted(phrases, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(non ?|un)?(?:{alternatives})(?:s|es)?(?!\w)")
 
 
 def polarity(clause, slot):
