@@ -115,6 +115,24 @@ def test_a_dump_of_every_row_gives_nothing():
     assert c.small_number(["12"]) and not c.small_number(["4.5"]) and not c.small_number(["$120"])
 
 
+NAMES = st.lists(st.sampled_from(["Sakura", "Almaden House", "Blue Gingko", "Blue Gingko Blackhawk", "Sino", "Hana",
+                                  "Royal Rangoon", "Ariake"]), min_size=2, max_size=5, unique=True)
+PHONES = st.lists(st.from_regex(r"\A[2-9]\d\d-\d\d\d-\d\d\d\d\Z"), min_size=5, max_size=5, unique=True)
+
+
+@PURE
+@given(NAMES, PHONES, st.sampled_from(["{name}: {phone}", "{name} can be reached at {phone}.",
+                                       "- **{name}**, phone {phone}", "The phone of {name} is {phone}."]))
+def test_the_asked_item_s_value_counts_and_a_dump_never_does(names, phones, line):
+    items = [([[name]], [phone]) for name, phone in zip(names, phones)]
+    (asked, value), others = items[0], items[1:]
+    careful = line.format(name=names[0], phone=phones[0])
+    assert said_about(f"Done. {careful}", asked, "phone_number", value, others)
+    dump = "\n".join(line.format(name=name, phone=phone) for name, phone in zip(names, phones))
+    assert not said_about(dump, asked, "phone_number", value, others)
+    assert not said_about(" ".join(reversed(phones[:len(names)])), asked, "phone_number", value, others)
+
+
 def test_a_value_said_before_any_item_counts_only_where_no_other_item_is_named():
     assert said_about("It is 21 degrees.", [], "temperature", ["21"], [])
     assert not said_about("Phone 555-9999. Alameda Gardens is nice.", ALMADEN, "phone_number", ["555-9999"],
@@ -136,11 +154,29 @@ def test_attribution_takes_the_item_named_last_before_else_first_after():
     text = reading.normal("X is here. Phone for Y: 1. Then 2")
     names = [(0, 1, 0), (text.index("y"), text.index("y") + 1, 1)]
     bounds = reading.sentences(text)
-    assert c.attributed(text.index("1"), names, bounds) == 1
-    assert c.attributed(text.index("phone"), names, bounds) == 1
-    assert c.attributed(text.index("2"), names, bounds) == 1
-    assert c.attributed(0, [], bounds) is None
-    assert c.about_asked(0, [], bounds) and not c.about_asked(0, [(5, 6, 1)], bounds)
+    assert c.attributed(text.index("1"), names, bounds) == {1}
+    assert c.attributed(text.index("phone"), names, bounds) == {1}
+    assert c.attributed(text.index("2"), names, bounds) == {1}
+    assert c.attributed(0, [], bounds) == set()
+    assert c.about_asked(frozenset(), []) and not c.about_asked(frozenset(), [(5, 6, 1)])
+    assert c.about_asked(frozenset({0, 1}), [(0, 1, 0), (5, 6, 1)])
+    both = c.normal("X and Y. Then 2")
+    assert c.attributed(both.index("2"), [(0, 1, 0), (6, 7, 1)], c.sentences(both)) == {0, 1}
+
+
+def test_another_item_s_value_counts_against_the_asked_one():
+    assert c.against(frozenset({1}), 1, True, ["555"])
+    assert c.against(frozenset({0, 1}), 1, False, ["555"]) and not c.against(frozenset({0, 1}), 1, True, ["555"])
+    assert c.against(frozenset(), 1, False, ["555"]) and not c.against(frozenset(), 1, False, ["2"])
+    assert not c.against(frozenset({0}), 1, False, ["555"])
+
+
+def test_a_value_said_after_a_sentence_naming_two_items_counts_for_both():
+    other = [(ALAMEDA, ["555-1234"])]
+    text = "I booked Almaden House instead of Alameda Gardens. Their phone is 555-9999."
+    assert said_about(text, ALMADEN, "phone_number", ["555-9999"], other)
+    dump = "Almaden House and Alameda Gardens. Phones: 555-9999, 555-1234."
+    assert not said_about(dump, ALMADEN, "phone_number", ["555-9999"], other)
 
 
 def test_clauses_and_sentences():

@@ -33,11 +33,13 @@ An item is named where one of its *distinctive* identifying values is mentioned 
 another item shares names neither; a mention inside a longer mention of another item does
 not count). A statement (a value's mention, or the subject word of a yes-or-no clause) is
 about the item named last before it in its sentence, else the first named after it in its
-sentence, else the item named last in an earlier sentence. A statement before any item is
-named is about the asked item only where the text names no other item; another item's value
-stated there (not also the asked value) counts as stated for that item, so that a list of
-every row's values without names gives nothing, unless it is a number of one or two digits
-(``small_number``: a count a text may say as another fact).
+sentence, else the items named in the last earlier sentence that names any ("I booked Almaden
+House instead of Alameda Gardens. Their phone is …" is about both). A statement before any
+item is named is about the asked item only where the text names no other item. Another
+item's value counts as stated for it when it is about that item alone, or about it among
+others or about none named where the same words do not also state the asked value, so that
+a list of every row's values without names gives nothing, unless it is a number of one or
+two digits (``small_number``: a count a text may say as another fact).
 """
 
 import re
@@ -77,23 +79,37 @@ def named(normal_text, items):
 
 
 def attributed(position, names, bounds):
-    """The item a statement at ``position`` is about (an index), or None (see the module's
-    docstring); ``names`` as ``named`` gives them, ``bounds`` the text's ``sentences``."""
+    """The items a statement at ``position`` is about (a frozenset of indices, empty where
+    none is named before it; see the module's docstring); ``names`` as ``named`` gives
+    them, ``bounds`` the text's ``sentences``."""
     start, end = next(((s, e) for s, e in bounds if s <= position <= e), (position, position))
     before = [n for n in names if start <= n[0] <= position]
     if before:
-        return max(before)[2]
+        return frozenset({max(before)[2]})
     after = [n for n in names if position < n[0] <= end]
     if after:
-        return min(after)[2]
+        return frozenset({min(after)[2]})
     earlier = [n for n in names if n[0] < start]
-    return max(earlier)[2] if earlier else None
+    if not earlier:
+        return frozenset()
+    last = next((s, e) for s, e in bounds if s <= max(earlier)[0] <= e)
+    return frozenset(index for s, _, index in earlier if last[0] <= s <= last[1])
 
 
-def about_asked(position, names, bounds):
-    """Whether a statement at ``position`` is about the asked item (index 0 of ``names``)."""
-    item = attributed(position, names, bounds)
-    return item == 0 or (item is None and not any(index for _, _, index in names))
+def about_asked(items, names):
+    """Whether a statement about ``items`` (``attributed``) is about the asked item (index 0
+    of ``names``): it is among them, or none is and the text names no other item."""
+    return 0 in items or (not items and not any(index for _, _, index in names))
+
+
+def against(items, index, also_asked, forms):
+    """Whether a statement of another item's value (``index``; ``forms``), about ``items``
+    (``attributed``), says it for that item: it is about that item alone, or about it among
+    others or about none named, where the same words do not also state the asked value
+    (``also_asked``) and are no small number."""
+    if items == {index}:
+        return True
+    return (index in items or not items) and not also_asked and (bool(items) or not small_number(forms))
 
 
 # ---------------------------------------------------------------- the three questions
@@ -119,16 +135,16 @@ def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False):
     names = named(normal_text, [list(item_forms), *[list(forms) for forms, _ in other_items]])
     if yes_no:
         wanted = {plain_bool(form) for form in value_forms}
-        stated = yes_no_statements(normal_text, slot)
-        mine = set().union(*[answer for p, answer in stated if about_asked(p, names, bounds)])
-        others = any(attributed(p, names, bounds) not in (0, None) for p, _ in stated)
+        stated = [(attributed(p, names, bounds), answer) for p, answer in yes_no_statements(normal_text, slot)]
+        mine = set().union(*[answer for items, answer in stated if about_asked(items, names)])
+        others = any(items and 0 not in items for items, _ in stated)
         return bool(mine) and mine <= wanted and len(mine) == 1 and not others
     asked = {start for start, _ in occurrences(normal_text, list(value_forms))}
-    if not any(about_asked(start, names, bounds) for start in asked):
+    if not any(about_asked(attributed(start, names, bounds), names) for start in asked):
         return False
-    return not any(attributed(start, names, bounds) == index or (
-        attributed(start, names, bounds) is None and start not in asked and not small_number(values))
-        for index, (_, values) in enumerate(other_items, 1) for start, _ in occurrences(normal_text, list(values)))
+    return not any(against(attributed(start, names, bounds), index, start in asked, values)
+                   for index, (_, values) in enumerate(other_items, 1)
+                   for start, _ in occurrences(normal_text, list(values)))
 
 
 def small_number(forms):
