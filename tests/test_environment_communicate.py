@@ -185,6 +185,16 @@ def test_what_is_said_of_another_asked_item_is_neither_for_nor_against_the_asked
                       ["124"], [([["Fit"]], ["100"])])
 
 
+def test_the_asked_item_itself_among_the_asked_items_is_left_out():
+    sino = [["Sino"]]
+    booked = [["Sino"], ["2019-03-01", "today"], ["11:30"]]
+    text = "I booked Sino today at 11:30 am. Their phone number is 408-247-8880."
+    assert said_about(text, sino, "phone_number", ["408-247-8880"], [], asked_items=[booked])
+    assert said_about("The ride to 18300 Carriage Drive takes 18 minutes.", [], "approximate_ride_duration", ["18"],
+                      [], asked_items=[[["18300 Carriage Drive"]]])
+    assert c.same_item(sino, booked) and c.same_item([], sino) and not c.same_item(booked, sino)
+
+
 def test_a_bare_answer_counts_for_an_item_no_clause_names_the_subject_for():
     text = "71 Saint Peter: yes, outdoor seating is available.\nBilly Berk's is nice. Unfortunately they don't."
     assert said_about(text, [["Billy Berk's"]], "has_seating_outdoors", ["False"], [], yes_no=True,

@@ -133,7 +133,8 @@ def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False, a
         yes_no: whether the slot's values are ``True`` and ``False``, said in words.
         asked_items: the item forms of the other items the user asked about (for this slot
             or another): named, so that what is said of them is not taken for the asked
-            item's, and never counted against it.
+            item's, and never counted against it; one holding every identifying value of
+            the asked item (``same_item``; any, where the asked item has none) is left out.
 
     Example:
         >>> said_about("Vegetarian options: yes", [["Tasty Place"]], "has_vegetarian_options", ["True"], [])
@@ -142,7 +143,7 @@ def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False, a
     normal_text = normal(text)
     bounds = sentences(normal_text)
     names = named(normal_text, [list(item_forms), *[list(forms) for forms, _ in other_items],
-                                *[list(forms) for forms in asked_items]])
+                                *[list(forms) for forms in asked_items if not same_item(item_forms, forms)]])
     if yes_no:
         wanted = {plain_bool(form) for form in value_forms}
         stated = [(attributed(p, names, bounds), answer, bare) for p, answer, bare in
@@ -160,6 +161,13 @@ def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False, a
     return not any(against(attributed(start, names, bounds), index, start in asked, values, any(credited))
                    for index, (_, values) in enumerate(other_items, 1)
                    for start, _ in occurrences(normal_text, list(values)))
+
+
+def same_item(item_forms, other_forms):
+    """Whether an item (``other_forms``) holds every identifying value of ``item_forms``
+    (an item with none is any item): the asked item itself, among ``asked_items``."""
+    theirs = [{normal(form) for form in forms} for forms in other_forms]
+    return all(any({normal(form) for form in forms} & values for values in theirs) for forms in item_forms)
 
 
 def small_number(forms):
