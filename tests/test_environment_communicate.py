@@ -192,6 +192,9 @@ def test_the_asked_item_itself_among_the_asked_items_is_left_out():
     assert said_about(text, sino, "phone_number", ["408-247-8880"], [], asked_items=[booked])
     assert said_about("The ride to 18300 Carriage Drive takes 18 minutes.", [], "approximate_ride_duration", ["18"],
                       [], asked_items=[[["18300 Carriage Drive"]]])
+    banner = "How about Banner Linda L? They are located at 2516 Samaritan Drive."
+    assert said_about(banner, [["Banner Linda L"]], "address", ["2516 Samaritan Drive"], [],
+                      asked_items=[[["2516 Samaritan Drive"]]])
     assert c.same_item(sino, booked) and c.same_item([], sino) and not c.same_item(booked, sino)
 
 

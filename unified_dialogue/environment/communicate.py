@@ -154,7 +154,10 @@ def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False, a
         others = any(not bare and items and 0 not in items and min(items) <= len(other_items)
                      for items, _, bare in stated)
         return bool(mine) and mine <= wanted and len(mine) == 1 and not others
-    asked = {start: attributed(start, names, bounds) for start, _ in occurrences(normal_text, list(value_forms))}
+    spans = occurrences(normal_text, list(value_forms))
+    # a mention that is the asked value itself names no other item ("located at <the address>")
+    names = [(s, e, i) for s, e, i in names if i == 0 or not any(s < end and start < e for start, end in spans)]
+    asked = {start: attributed(start, names, bounds) for start, _ in spans}
     credited = [items for items in asked.values() if about_asked(items, names)]
     if not credited:
         return False
