@@ -55,6 +55,8 @@ def other_items(episode, entry):
                for item in asked):
             continue
         other = ([every_form([value]) for value in values if value is not None], every_form([row[entry["slot"]]]))
+        if row[entry["slot"]] in values:  # a value that names its item (a hotel named for its street)
+            continue
         if other not in others:
             others.append(other)
     return others
