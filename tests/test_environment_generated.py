@@ -51,7 +51,7 @@ def test_the_gold_agent_through_the_methods_gets_the_recorded_rows_and_the_outco
                     unknown = {slot: value for slot, value in arguments.items() if slot not in slots.values()}
                     return tools[name](**renamed, **unknown)
 
-                gold.play(None, gold.actions(chats[row["dialogue_id"]], mode), call=call)
+                gold.play(None, gold.actions(chats[row["dialogue_id"]], mode, row["outcome"]), call=call)
                 episode = environment._episode
                 answers = [json.loads(c["answer"]) for c in episode.calls if c["tool"] != gold.SEND]
                 expected = [[{p["slot"]: p["value"] for p in result} for result in c["results"]]
