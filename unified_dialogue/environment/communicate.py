@@ -1,72 +1,194 @@
-"""Whether a text tells a user a value (the answer-judging rules; docs/environment.md, "How
-an answer is judged"): whole words and numbers, never a substring of another word or number.
+"""What the user was told, judged as a user reads it: plain strings in, booleans out.
+
+Three questions, each a pure function of the text:
+
+- ``mentions(text, forms)``: the text states one of a value's forms as whole words and whole
+  numbers. Both sides are read the same way (``reading.normal``): case, punctuation around words and
+  apostrophes aside; ``$50``, ``50.00`` and ``50`` are one number, ``4.50`` is ``4.5``,
+  ``1,330`` is ``1330``, number words up to twelve are digits; a phone number is its digits
+  (``(510) 651-1040`` is ``510-651-1040``); ``St``/``Street``-style abbreviations of
+  addresses are one word; ``5pm`` and ``5 p.m.`` are ``5 pm``. A time (``17:30``, or
+  ``5:30 pm``) and a date (``2019-03-05``) are also found as people say them
+  (``reading.spellings``).
+  A number is never found inside a longer one: ``3`` is not in ``1330``, ``3.5`` or
+  ``5:30``, ``0`` is not in a date.
+- ``said_about(text, item_forms, slot, value_forms, other_items, yes_no)``: the value is
+  stated for the item it was asked about, and no value of the slot for another item (see
+  *attribution* below). A yes-or-no value must be said in words: a clause that names the
+  slot's subject (``yes_no.subject``, said as ``yes_no.SUBJECTS`` has it: ``vegetarian``, ``outdoor``,
+  ``next day`` …, plurals too) says yes unless it holds a negation (``no``, ``not``,
+  ``n't``, ``without``, ``non``/``un`` before the subject, ``<subject> free``); a clause
+  naming only its opposite (``yes_no.OPPOSITES``: ``same day``, ``entrance fee``, ``indoor``) says
+  the reverse. A bare answer (``yes``, ``they do``, ``it sure does``, ``you cannot``)
+  counts only where no clause of the text names the subject or its opposite. Saying both
+  yes and no about the item is no answer (two clauses that disagree, ``yes`` beside a
+  negation, ``…: yes`` followed by ``no`` in its sentence).
+- ``confirms(text, identifying)``: every identifying value of a booking is mentioned
+  outside the clauses that say a booking failed (``couldn't``, ``unable``, ``nothing`` …);
+  a yes-or-no value, or ``None`` (no subtitles), is said in words.
+
+Attribution. The text is cut into sentences (line breaks, ``.``, ``!``, ``?``, ``;`` before
+white space) and a sentence into clauses (commas, ``|``, and ``and``/``but``/``while`` …).
+An item is named where one of its *distinctive* identifying values is mentioned (a value
+another item shares names neither; a mention inside a longer mention of another item does
+not count). A statement (a value's mention, or the subject word of a yes-or-no clause) is
+about the item named last before it in its sentence, else the first named after it in its
+sentence, else the items named in the last earlier sentence that names any ("I booked Almaden
+House instead of Alameda Gardens. Their phone is …" is about both). A statement before any
+item is named is about the asked item only where the text names no other item. Another
+item's value counts as stated for it when it is about that item alone, or about it among
+others or about none named where the same words do not also state the asked value, so that
+a list of every row's values without names gives nothing, unless it is a number of one or
+two digits (``small_number``: a count a text may say as another fact).
 """
 
 import re
 
-NEGATIONS = ("no", "not", "none", "without", "non", "never", "nor", "neither", "doesn't", "don't", "isn't",
-             "aren't", "won't", "can't", "cannot", "n't")
-# Words of a slot's name that say nothing of what it is about.
-FILLERS = frozenset({"has", "is", "are", "serves", "offers", "allowed", "good", "for", "the", "of", "a", "services",
-                     "service", "options", "welcome"})
-SENTENCE = re.compile(r"(?<=[.!?;\n])\s+|\n")
-
-
-def plain(text):
-    return " ".join(re.sub(r"[^\w:.$'-]+", " ", text.casefold()).split()).strip(" .")
+from .reading import clauses, found, normal, occurrences, sentences
+from .yes_no import NONE, YES_NO, yes_no_statements
 
 
 def mentions(text, forms):
-    """Whether ``text`` states one of ``forms`` as whole words or numbers (case, white
-    space and punctuation around aside)."""
-    said = f" {plain(text)} "
-    for form in forms:
-        form = plain(form)
-        if form and re.search(rf"(?<![\w:.$-]){re.escape(form)}(?![\w-]|[:.]\w)", said):
-            return True
-    return False
+    """Whether ``text`` states one of ``forms`` (see the module's docstring).
+
+    Example:
+        >>> mentions("It costs $50.00 in total.", ["50"]), mentions("Flight 1330", ["3"])
+        (True, False)
+    """
+    return bool(occurrences(normal(text), list(forms)))
 
 
-def sentences(text):
-    return [part for part in SENTENCE.split(text) if part.strip()]
+# ---------------------------------------------------------------- attribution
+
+def named(normal_text, items):
+    """``[(start, end, index)]``: where each of ``items`` (lists of lists of forms of its
+    identifying values) is named by a distinctive value, a mention inside a longer mention
+    of another item left out."""
+    owners = {}
+    for index, item in enumerate(items):
+        for forms in item:
+            for form in forms:
+                owners.setdefault(normal(form), set()).add(index)
+    spans = []
+    for index, item in enumerate(items):
+        for forms in item:
+            if all(owners[normal(form)] == {index} for form in forms):
+                spans += [(start, end, index) for start, end in occurrences(normal_text, forms)]
+    return [(s, e, i) for s, e, i in spans
+            if not any(i2 != i and s2 <= s and e <= e2 and (e2 - s2) > (e - s) for s2, e2, i2 in spans)]
 
 
-def slot_words(slot):
-    return [word for word in slot.casefold().split("_") if word not in FILLERS] or slot.casefold().split("_")
+def attributed(position, names, bounds):
+    """The items a statement at ``position`` is about (a frozenset of indices, empty where
+    none is named before it; see the module's docstring); ``names`` as ``named`` gives
+    them, ``bounds`` the text's ``sentences``."""
+    start, end = next(((s, e) for s, e in bounds if s <= position <= e), (position, position))
+    before = [n for n in names if start <= n[0] <= position]
+    if before:
+        return frozenset({max(before)[2]})
+    after = [n for n in names if position < n[0] <= end]
+    if after:
+        return frozenset({min(after)[2]})
+    earlier = [n for n in names if n[0] < start]
+    if not earlier:
+        return frozenset()
+    last = next((s, e) for s, e in bounds if s <= max(earlier)[0] <= e)
+    return frozenset(index for s, _, index in earlier if last[0] <= s <= last[1])
 
 
-def says_yes_no(sentence, slot):
-    """``True``/``False`` where ``sentence`` speaks of ``slot`` (a word of its name, or its
-    stem), with or without a negation; None where it does not speak of it."""
-    words = plain(sentence).replace("n't", " n't").split()
-    stems = [word[:5] for word in slot_words(slot)]
-    if not all(any(word.startswith(stem) for word in words) for stem in stems):
-        return None
-    return not any(word in NEGATIONS for word in words)
+def about_asked(items, names):
+    """Whether a statement about ``items`` (``attributed``) is about the asked item (index 0
+    of ``names``): it is among them, or none is and the text names no other item."""
+    return 0 in items or (not items and not any(index for _, _, index in names))
 
+
+def against(items, index, also_asked, forms):
+    """Whether a statement of another item's value (``index``; ``forms``), about ``items``
+    (``attributed``), says it for that item: it is about that item alone, or about it among
+    others or about none named, where the same words do not also state the asked value
+    (``also_asked``) and are no small number."""
+    if items == {index}:
+        return True
+    return (index in items or not items) and not also_asked and (bool(items) or not small_number(forms))
+
+
+# ---------------------------------------------------------------- the three questions
 
 def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False):
-    """Whether ``text`` states the value (``value_forms``) for the item (``item_forms``: the
-    forms of each identifying value) and no value of ``slot`` for another item
-    (``other_items``: ``(item forms, value forms)``); with ``yes_no`` the value
-    (``["True"]`` or ``["False"]``) said in words of the slot; both yes and no is no answer."""
-    if not all(mentions(text, forms) for forms in item_forms):
-        return False
+    """Whether ``text`` states the value of ``slot`` for the asked item, and no value of
+    the slot for another (see the module's docstring).
+
+    Args:
+        text: what the user was told.
+        item_forms: the asked item's identifying values, a list of forms each (may be empty).
+        slot: the slot asked about.
+        value_forms: the value's forms (``["True"]`` or ``["False"]`` with ``yes_no``).
+        other_items: ``[(item_forms, value_forms)]`` of the items the user did not ask about.
+        yes_no: whether the slot's values are ``True`` and ``False``, said in words.
+
+    Example:
+        >>> said_about("Vegetarian options: yes", [["Tasty Place"]], "has_vegetarian_options", ["True"], [])
+        True
+    """
+    normal_text = normal(text)
+    bounds = sentences(normal_text)
+    names = named(normal_text, [list(item_forms), *[list(forms) for forms, _ in other_items]])
     if yes_no:
-        about = [sentence for sentence in sentences(text) if item_forms and
-                 all(mentions(sentence, forms) for forms in item_forms)]
-        said = {says_yes_no(sentence, slot) for sentence in about} - {None} or \
-            {says_yes_no(sentence, slot) for sentence in sentences(text)} - {None}
-        return said == {value_forms[0].casefold() == "true"}
-    if not mentions(text, value_forms):
+        wanted = {plain_bool(form) for form in value_forms}
+        stated = [(attributed(p, names, bounds), answer) for p, answer in yes_no_statements(normal_text, slot)]
+        mine = set().union(*[answer for items, answer in stated if about_asked(items, names)])
+        others = any(items and 0 not in items for items, _ in stated)
+        return bool(mine) and mine <= wanted and len(mine) == 1 and not others
+    asked = {start for start, _ in occurrences(normal_text, list(value_forms))}
+    if not any(about_asked(attributed(start, names, bounds), names) for start in asked):
         return False
-    asked = {plain(form) for form in value_forms}
-    return not any(all(mentions(sentence, forms) for forms in others) and mentions(sentence, values)
-                   for others, values in other_items if others and not asked & {plain(v) for v in values}
-                   for sentence in sentences(text))
+    return not any(against(attributed(start, names, bounds), index, start in asked, values)
+                   for index, (_, values) in enumerate(other_items, 1)
+                   for start, _ in occurrences(normal_text, list(values)))
+
+
+def small_number(forms):
+    """Whether a value is a number of one or two digits, which a text may well say as
+    another fact (``for 2 people``)."""
+    return any(re.fullmatch(r"\d{1,2}", normal(str(form))) for form in forms)
+
+
+def plain_bool(form):
+    return str(form).strip().casefold() == "true"
+
+
+# Words of a clause saying that a booking was not made.
+FAILURES = frozenset({"couldnt", "cannot", "cant", "unable", "failed", "fail", "fails", "unsuccessful", "wasnt",
+                      "werent", "didnt", "nothing", "unavailable"})
+FAILURE_PHRASES = ("could not", "was not", "were not", "did not", "not able", "not booked", "not been",
+                   "no booking", "not reserved", "not available", "not possible")
+
+
+def failed(clause):
+    """Whether a clause (``normal`` words) says a booking failed."""
+    return bool(FAILURES & set(clause.split())) or any(found(clause, phrase) for phrase in FAILURE_PHRASES)
 
 
 def confirms(text, identifying):
-    """Whether ``text`` confirms a booking: it states each identifying value
-    (``[(slot, forms)]``, a relative date among the forms as the dialogue said it)."""
-    return all(mentions(text, forms) for _, forms in identifying)
+    """Whether ``text`` confirms a booking: each of its identifying values (``identifying``:
+    ``[(slot, forms)]``, relative dates among the forms where the dialogue said them) is
+    mentioned outside the clauses that say a booking failed; a
+    yes-or-no value (forms ``True`` or ``False``) is said in words (``said_about``).
+
+    Example:
+        >>> confirms("Booked: Sakura at 7 pm tomorrow.", [("restaurant_name", ["Sakura"]), ("time", ["19:00"])])
+        True
+    """
+    normal_text = normal(text)
+    bad = [(start, end) for start, end in clauses(normal_text) if failed(normal_text[start:end])]
+    for slot, forms in identifying:
+        if forms and all(str(form) in YES_NO | {NONE} for form in forms):
+            # "None" of a slot (subtitle_language) is said as no subtitles
+            if not said_about(text, [], slot, ["False" if str(form) == NONE else form for form in forms], [], yes_no=True):
+                return False
+        elif not any(not any(s <= start < e for s, e in bad) for start, _ in occurrences(normal_text, list(forms))):
+            return False
+    return True
+
+
+__all__ = ["mentions", "said_about", "confirms"]
