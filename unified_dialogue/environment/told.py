@@ -15,6 +15,8 @@ judged is every message the agent sent the user and its final answer.
 Each is 1.0 where there is nothing to judge.
 """
 
+import re
+
 from . import communicate
 from .final_state import ratio, unanswered_refusals
 from .reading import clauses, normal
@@ -65,8 +67,30 @@ def other_items(episode, entry):
     return others
 
 
+SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n")
+
+
+def without_other_asked(episode, entry, text):
+    """``text`` without its sentences about another item the user asked the same slot of
+    (and not about this one): what is said of that item is its own answer, never one
+    against this item's."""
+    others = [item_forms(other["item"]) for other in episode.outcome["told"]
+              if other["service"] == entry["service"] and other["slot"] == entry["slot"]
+              and other["item"] and other["item"] != entry["item"]]
+    if not others or not entry["item"]:
+        return text
+    mine = item_forms(entry["item"])
+
+    def names(sentence, forms):
+        return all(communicate.mentions(sentence, values) for values in forms)
+
+    return "\n".join(sentence for sentence in SENTENCE.split(text)
+                     if names(sentence, mine) or not any(names(sentence, other) for other in others))
+
+
 def value_given(episode, entry, text):
     """Whether the requested value ``entry`` (an outcome's ``told`` entry) was told."""
+    text = without_other_asked(episode, entry, text)
     if is_yes_no(episode, entry["service"], entry["slot"]):
         answer = [value for value in entry["values"] if value.casefold() in YES_NO][:1]
         return bool(answer) and communicate.said_about(text, item_forms(entry["item"]), entry["slot"],
