@@ -46,11 +46,15 @@ def is_yes_no(episode, service, slot):
 
 def other_items(episode, entry):
     """``(item forms, value forms)`` of the rows the episode read from the entry's service
-    that are not the asked item and hold a value of its slot."""
+    that are not the asked item and hold a value of its slot (not a value naming the row's
+    own item, nor an argument of a booking of another service the user asked for, nor one the
+    asked value holds)."""
     slots = [slot["slot"] for slot in entry["item"]]
     asked = [[{form.casefold() for form in forms} for forms in item_forms(other["item"])]
              for other in episode.outcome["told"] if other["service"] == entry["service"]
              and other["slot"] == entry["slot"] and [s["slot"] for s in other["item"]] == slots]
+    booked = {pair["value"] for call in episode.outcome["transactions"] if call["service"] != entry["service"]
+              for pair in call["arguments"]}  # a ride to the restaurant says its address for the ride
     others = []
     for name, row in episode.rows:
         if episode.services.tools[name].service != entry["service"] or entry["slot"] not in row or not slots:
@@ -60,8 +64,10 @@ def other_items(episode, entry):
                for item in asked):
             continue
         other = ([every_form([value]) for value in values if value is not None], every_form([row[entry["slot"]]]))
-        if row[entry["slot"]] in values:  # a value that names its item (a hotel named for its street)
-            continue
+        value = row[entry["slot"]]
+        if value in values or value in booked or any(value.casefold() in form.casefold() for form in entry["values"]):
+            continue  # a value naming its item (a hotel named for its street), one of the user's bookings,
+            # or one the asked value holds (the same address, a suite of it): no answer can tell them apart
         if other not in others:
             others.append(other)
     return others
