@@ -307,4 +307,4 @@ def test_the_reward_function_given_to_trl_uncalled_answers_trls_call(bound):
     assert called == environment.reward_function()(prompts=[row["prompt"]], completions=["Done."],
                                                    environments=[played]) == [0.0]
     with pytest.raises(TypeError, match="give the reward parts only"):
-        environment.reward_function("call_accuracy", completions=["Done."], environments=[played])
+        environment.reward_function("items_found", completions=["Done."], environments=[played])

@@ -37,7 +37,7 @@ from .play import evaluate
 from .results import table
 from .runs import finished, run_header
 from .text_calls import warning as text_calls_warning
-from .tickets import MODES
+from .tickets import MODES, REPLAY_NOTE
 from .user import UserModel
 
 # Where the endpoints' key is read from unless a flag names another variable.
@@ -53,7 +53,8 @@ def parser():
     made.add_argument("--model", required=True, help="the model name the endpoint serves")
     made.add_argument("--split", required=True, help="train, validation or test")
     made.add_argument("--out", required=True, help="the episodes' JSON lines (resumed where it exists)")
-    made.add_argument("--mode", default="ticket", choices=MODES, help="how the user speaks (default: ticket)")
+    made.add_argument("--mode", default="ticket", choices=MODES,
+                      help=f"how the user speaks (default: ticket); {REPLAY_NOTE}")
     made.add_argument("--variant", help="an SGD-X variant, v1 … v5")
     made.add_argument("--limit", type=int, metavar="N",
                       help="play only the first N episodes in the split's order (a few domains only: for a smoke run; "

@@ -282,7 +282,8 @@ def reward_function(part="reward", *parts, **columns):
 
     Args:
         part: one of ``reward.PARTS``: ``reward`` (1.0 or 0.0), ``transaction_precision``,
-            ``transaction_recall``, ``call_accuracy``, ``requested_values_given``.
+            ``transaction_recall``, ``attempts_made``, ``items_found``, ``requested_values_given``,
+            ``bookings_confirmed``, ``items_named``, ``refusals_told``.
         parts: more parts.
 
     Returns:
@@ -290,12 +291,12 @@ def reward_function(part="reward", *parts, **columns):
         completion, or a list of such functions.
 
     Example:
-        >>> GRPOTrainer(..., reward_funcs=reward_function("reward", "call_accuracy"), environment_factory=factories)
+        >>> GRPOTrainer(..., reward_funcs=reward_function("reward", "transaction_recall"), environment_factory=factories)
     """
     if columns:
         if part != "reward" or parts or "completions" not in columns:
             raise TypeError(f"reward_function({', '.join(map(repr, (part, *parts)))}, {', '.join(columns)}=...): give "
-                            f"the reward parts only, as reward_function('reward', 'call_accuracy')")
+                            f"the reward parts only, as reward_function('reward', 'items_found')")
         return EpisodeReward()(**columns)
     made = [EpisodeReward(name) for name in (part, *parts)]
     return made if parts else made[0]

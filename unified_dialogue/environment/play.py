@@ -49,7 +49,7 @@ from .gold import SEND
 from .results import ERROR, summary
 from .runs import finished, run_header, sample, trial_seed
 from .text_calls import text_calls
-from .tickets import SPOKEN, user_text
+from .tickets import REPLAY_NOTE, SPOKEN, user_text
 from .user import MAX_TURNS
 
 SEND_TOOL = {"type": "function", "function": {
@@ -183,7 +183,9 @@ def evaluate(endpoint, ready, out, *, unseen=(), limit=None, concurrency=4, max_
 
     Returns:
         The summary (``results.summary``) of every line of ``out`` that belongs to the
-        episodes and trials asked for.
+        episodes and trials asked for, with ``left_out`` (the split's dialogues left out of the
+        judged set, by reason) and in ``replay`` mode ``replay`` (``tickets.REPLAY_NOTE``: what
+        the mode suits).
 
     Raises:
         ConfigError: ``out`` holds lines of another run, or what is not an episode's line.
@@ -228,4 +230,8 @@ def evaluate(endpoint, ready, out, *, unseen=(), limit=None, concurrency=4, max_
         warn(f"warning: {len(unplayed)} episode trial(s) not played, their requests still failing after the "
              f"retries (e.g. {unplayed[0].key[0]}: {unplayed[0].error}); left out of the means: run the same "
              f"command again to play them")
-    return summary([record for key, record in done.items() if key in wanted], run, trials, len(unplayed))
+    made = summary([record for key, record in done.items() if key in wanted], run, trials, len(unplayed))
+    made["left_out"] = dict(ready.left_out)
+    if ready.mode == "replay":
+        made["replay"] = REPLAY_NOTE
+    return made

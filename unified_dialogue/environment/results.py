@@ -14,8 +14,8 @@ from .user import MAX_TURNS
 # How an episode ends when a request of it was refused (``EndpointError.of_one_request``).
 ERROR = "error"
 # The columns of the table, after the group's name and episodes.
-SHOWN = (("reward", "reward"), ("transaction_recall", "recall"), ("call_accuracy", "calls"),
-         ("requested_values_given", "told"))
+SHOWN = (("reward", "reward"), ("transaction_recall", "recall"), ("items_found", "found"),
+         ("requested_values_given", "told"), ("bookings_confirmed", "confirmed"))
 
 
 def means(group, trials=1):

@@ -1,0 +1,128 @@
+"""The communicate criterion: what the user was told, judged with the rules of
+``environment.communicate`` (docs/environment.md, "How an answer is judged"). The text
+judged is every message the agent sent the user and its final answer.
+
+- ``requested_values_given``: each value the user asked about (the outcome's ``told``) is
+  stated for the item it was asked about, and no value of that slot is stated for another
+  item the episode read (``communicate.said_about``; a yes-or-no value said in words);
+- ``bookings_confirmed``: each gold transaction is confirmed by its identifying values
+  (``views.items``; any form the dialogue used, a time or a date as people say them);
+- ``items_named``: each item the user settled on without booking it (the outcome's
+  ``found``) is named by its identifying values;
+- ``refusals_told``: where the gold's only attempt at a booking was refused, the answer
+  says so (a clause saying a booking failed, ``communicate.failed``).
+
+Each is 1.0 where there is nothing to judge.
+"""
+
+import re
+
+from . import communicate
+from .final_state import ratio, unanswered_refusals
+from .reading import clauses, normal
+
+YES_NO = frozenset({"true", "false"})
+
+
+def every_form(values):
+    """The forms of values, each once (``communicate`` finds a time's or a date's spoken forms)."""
+    return list(dict.fromkeys(values))
+
+
+def refusal_told(text):
+    """Whether a clause of ``text`` says the booking failed."""
+    normal_text = normal(text)
+    return any(communicate.failed(normal_text[start:end]) for start, end in clauses(normal_text))
+
+
+def item_forms(item):
+    return [every_form(slot["values"]) for slot in item]
+
+
+def is_yes_no(episode, service, slot):
+    prop = next((tool.slots.get(slot) for tool in episode.services.tools.values() if tool.service == service), None)
+    return {value.casefold() for value in (prop or {}).get("enum", ())} == YES_NO
+
+
+def other_items(episode, entry):
+    """``(item forms, value forms)`` of the rows the episode read from the entry's service
+    that are not the asked item and hold a value of its slot (not a value naming the row's
+    own item, nor an argument of a booking of another service the user asked for, nor one the
+    asked value holds)."""
+    slots = [slot["slot"] for slot in entry["item"]]
+    asked = [[{form.casefold() for form in forms} for forms in item_forms(other["item"])]
+             for other in episode.outcome["told"] if other["service"] == entry["service"]
+             and other["slot"] == entry["slot"] and [s["slot"] for s in other["item"]] == slots]
+    booked = {pair["value"] for call in episode.outcome["transactions"] if call["service"] != entry["service"]
+              for pair in call["arguments"]}  # a ride to the restaurant says its address for the ride
+    others = []
+    for name, row in episode.rows:
+        if episode.services.tools[name].service != entry["service"] or entry["slot"] not in row or not slots:
+            continue
+        values = [row.get(slot) for slot in slots]
+        if any(all(value is not None and value.casefold() in forms for value, forms in zip(values, item))
+               for item in asked):
+            continue
+        other = ([every_form([value]) for value in values if value is not None], every_form([row[entry["slot"]]]))
+        value = row[entry["slot"]]
+        if value in values or value in booked or any(value.casefold() in form.casefold() for form in entry["values"]):
+            continue  # a value naming its item (a hotel named for its street), one of the user's bookings,
+            # or one the asked value holds (the same address, a suite of it): no answer can tell them apart
+        if other not in others:
+            others.append(other)
+    return others
+
+
+SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n")
+
+
+def without_other_asked(episode, entry, text):
+    """``text`` without its sentences about another item the user asked the same slot of
+    (and not about this one): what is said of that item is its own answer, never one
+    against this item's."""
+    others = [item_forms(other["item"]) for other in episode.outcome["told"]
+              if other["service"] == entry["service"] and other["slot"] == entry["slot"]
+              and other["item"] and other["item"] != entry["item"]]
+    if not others or not entry["item"]:
+        return text
+    mine = item_forms(entry["item"])
+
+    def names(sentence, forms):
+        return all(communicate.mentions(sentence, values) for values in forms)
+
+    return "\n".join(sentence for sentence in SENTENCE.split(text)
+                     if names(sentence, mine) or not any(names(sentence, other) for other in others))
+
+
+def value_given(episode, entry, text):
+    """Whether the requested value ``entry`` (an outcome's ``told`` entry) was told."""
+    text = without_other_asked(episode, entry, text)
+    if is_yes_no(episode, entry["service"], entry["slot"]):
+        answer = [value for value in entry["values"] if value.casefold() in YES_NO][:1]
+        return bool(answer) and communicate.said_about(text, item_forms(entry["item"]), entry["slot"],
+                                                        [answer[0].capitalize()], other_items(episode, entry),
+                                                        yes_no=True)
+    return communicate.said_about(text, item_forms(entry["item"]), entry["slot"], every_form(entry["values"]),
+                                  other_items(episode, entry))
+
+
+def confirmed(transaction, text):
+    return communicate.confirms(text, [(slot["slot"], every_form(slot["values"])) for slot in transaction["item"]])
+
+
+def named(entry, text):
+    return all(communicate.mentions(text, forms) for forms in item_forms(entry["item"]))
+
+
+def parts(episode, final_answer):
+    """``{requested_values_given, bookings_confirmed, items_named, refusals_told, told_ok}``."""
+    outcome = episode.outcome
+    text = "\n".join([*episode.messages, final_answer or ""])
+    checks = {
+        "requested_values_given": [value_given(episode, entry, text) for entry in outcome["told"]],
+        "bookings_confirmed": [confirmed(entry, text) for entry in outcome["transactions"]],
+        "items_named": [named(entry, text) for entry in outcome.get("found") or ()],
+        "refusals_told": [refusal_told(text) for _ in unanswered_refusals(outcome)[:1]],
+    }
+    result = {name: ratio(sum(found), len(found), 0) for name, found in checks.items()}
+    return {**result, "told_ok": all(all(found) for found in checks.values())}
