@@ -201,15 +201,17 @@ def test_max_tokens_is_sent_and_recorded(tmp_path, cache, capsys):
 
 
 def test_lines_of_another_reward_version_are_refused(tmp_path, cache, capsys):
+    from unified_dialogue.environment.reward import REWARD_VERSION
+
     out = tmp_path / "o.jsonl"
     with StandInServer(gold_agent(cache)) as server:
         assert run(server.base_url, out, cache, "--limit", "1") == 0
-        assert lines(out)[0]["reward_version"] == "1"
-        out.write_text(out.read_text(encoding="utf-8").replace('"reward_version": "1"', '"reward_version": "0"'),
-                       encoding="utf-8")
+        assert lines(out)[0]["reward_version"] == REWARD_VERSION
+        out.write_text(out.read_text(encoding="utf-8").replace(f'"reward_version": "{REWARD_VERSION}"',
+                                                               '"reward_version": "0"'), encoding="utf-8")
         capsys.readouterr()
         assert run(server.base_url, out, cache, "--limit", "1") == 2
-    assert "line 1 is an episode of another run (reward_version '0', not '1')" in capsys.readouterr().err
+    assert f"line 1 is an episode of another run (reward_version '0', not '{REWARD_VERSION}')" in capsys.readouterr().err
 
 
 def test_the_simulated_users_settings_are_recorded_and_a_resume_must_share_them():
@@ -287,7 +289,7 @@ def test_the_command_plays_a_sample_and_names_it_in_its_table(tmp_path, cache, c
     assert printed.startswith("run: split validation, mode ticket, model m, sample 2, sample_seed 3, trials 1\n")
     assert "tool calls given as text 0" in printed and "left to a rerun 0" in printed
     table = printed.split("\n\n", 1)[1].splitlines()
-    assert table[0].split() == ["group", "episodes", "reward", "pass^1", "recall", "calls", "told"]
+    assert table[0].split() == ["group", "episodes", "reward", "pass^1", "recall", "found", "told", "confirmed"]
     assert [row.split()[0] for row in table[1:4]] == ["overall", "seen", "unseen"]
     assert table[1].split()[1:4] == ["2", "1.000", "1.000"]
 
