@@ -42,15 +42,19 @@ test5: $(VENV5)/.installed
 #                         torch, transformers; requirements/harness-hf.txt), and TRL's chat
 #                         templates as files (requirements/templates.txt) for the tiny model
 #   make env-rl           .venv-rl: TRL and a CPU torch (requirements/rl.txt); GRPO, DPO, KTO, the tiny model
+#   make env-serve        .venv-serve: `transformers serve` (transformers' serving extra) and a CPU torch
+#                         (requirements/serve.txt), TRL's chat templates as files; the tool model served
 # The test targets are not part of `make test`.
 VENVH ?= .venv-harness
 VENVHF ?= .venv-harness-hf
 VENVRL ?= .venv-rl
-.PHONY: env-harness env-harness-hf env-rl test-harness test-harness-hf test-rl
+VENVSERVE ?= .venv-serve
+.PHONY: env-harness env-harness-hf env-rl env-serve test-harness test-harness-hf test-rl test-serve
 
 env-harness: $(VENVH)/.installed
 env-harness-hf: $(VENVHF)/.installed
 env-rl: $(VENVRL)/.installed
+env-serve: $(VENVSERVE)/.installed
 
 $(VENVH)/.installed: setup.cfg pyproject.toml requirements/harness.txt
 	$(PYTHON) -m venv $(VENVH)
@@ -67,6 +71,13 @@ $(VENVHF)/.installed: setup.cfg pyproject.toml requirements/harness.txt requirem
 $(VENVRL)/.installed: setup.cfg pyproject.toml requirements/rl.txt requirements/datasets5.txt
 	$(PYTHON) -m venv $(VENVRL)
 	$(VENVRL)/bin/python -m pip install -q -r requirements/rl.txt -e .
+	touch $@
+
+$(VENVSERVE)/.installed: setup.cfg pyproject.toml requirements/serve.txt requirements/datasets5.txt \
+		requirements/templates.txt
+	$(PYTHON) -m venv $(VENVSERVE)
+	$(VENVSERVE)/bin/python -m pip install -q -r requirements/serve.txt -e .
+	$(VENVSERVE)/bin/python -m pip install -q --no-deps -r requirements/templates.txt
 	touch $@
 
 # The harness tests: lm-eval's numbers against the scoring command's (a --limit run's too),
@@ -87,6 +98,11 @@ test-rl: env-rl
 	$(VENVRL)/bin/python -m pytest tests/test_rewards.py tests/test_rewards_pickle.py tests/test_rewards_trl.py \
 		tests/test_preference_trl.py \
 		tests/test_tiny_model.py tests/test_docs_examples.py $(PYTEST_ARGS)
+
+# The evaluation command against `transformers serve` on 127.0.0.1, offline, serving the tool
+# model built and trained here (docs/environment.md, "A real server").
+test-serve: env-serve
+	$(VENVSERVE)/bin/python -m pytest tests/test_environment_serve.py $(PYTEST_ARGS)
 
 # Byte-exact round trip of a local copy, by the corpus's own check: make roundtrip DATA=path/to/sgd
 roundtrip: $(VENV)/.installed
@@ -124,4 +140,4 @@ bench: $(VENV)/.installed
 		--repeat $(REPEAT) $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(VENV5) $(VENVRL) $(VENVH) $(VENVHF) build *.egg-info
+	rm -rf $(VENV) $(VENV5) $(VENVRL) $(VENVH) $(VENVHF) $(VENVSERVE) build *.egg-info
