@@ -8,8 +8,11 @@ renders them, and Qwen 2.5's template from TRL's file), trained offline on SGD's
 It exists for what a random model cannot show: servers parse the tool calls of a model
 family they know from its text (``transformers serve`` those of Qwen2's ``model_type``,
 vLLM with ``--tool-call-parser hermes``), and a random model never writes one. It knows
-only what it learnt by heart; on another prompt it writes one of the calls it learnt,
-seldom the right one. Its weights are built where it is used, never kept in the repository.
+only what it learnt by heart: on a prompt it was not trained on it writes the markup of a
+call around JSON that does not parse, which ``transformers serve`` 5.24 answers with an HTTP
+500. So a run against it plays turns it learnt: ``recorder`` records an agent's turns (the
+gold agent's, behind the stand-in server) as rows to train it on. Its weights are built
+where it is used, never kept in the repository.
 
     python -m unified_dialogue.testing.tool_model --out DIR [--split train] [--data-dir DIR] \\
         [--checksums TSV] [--no-verify] [--cache-dir DIR] [--max-seconds 600]
@@ -55,6 +58,38 @@ def chat_texts(tokenizer, rows):
                               f"prompt; the tool model cannot be trained on it")
         made.append((prompt, whole[len(prompt):].rstrip("\n")))
     return made
+
+
+def plain_message(message):
+    """A chat message as ``transformers serve`` hands it to the chat template: its text (none
+    beside tool calls), its calls' arguments as JSON objects, nothing else."""
+    calls = message.get("tool_calls") or []
+    made = {"role": message["role"], "content": "" if calls else (message.get("content") or "")}
+    if calls:
+        made["tool_calls"] = []
+        for call in calls:
+            function = call.get("function") or {}
+            arguments = function.get("arguments")
+            made["tool_calls"].append({"type": "function", "function": {
+                "name": function.get("name"),
+                "arguments": json.loads(arguments) if isinstance(arguments, str) else arguments or {}}})
+    return made
+
+
+def recorder(answer, rows):
+    """An answer function for ``server.StandInServer`` that answers as ``answer`` does and
+    appends each request with its answer to ``rows``, a row to train on as ``agent-call-chat``
+    rows are (``id``, ``prompt``, ``completion``, ``tools``): an agent's turns, recorded where
+    the stand-in server plays it (the gold agent, ``environment.gold.answerer``), for the
+    tool model to learn by heart."""
+    def recording(request):
+        message = answer(request)
+        rows.append({"id": f"recorded/{len(rows)}", "prompt": [plain_message(m) for m in request["messages"]],
+                     "completion": [plain_message({**message, "role": "assistant"})],
+                     "tools": list(request.get("tools") or [])})
+        return message
+
+    return recording
 
 
 def examples(tokenizer, pairs):
