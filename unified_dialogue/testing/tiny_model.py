@@ -162,8 +162,7 @@ def parser():
     p = argparse.ArgumentParser(prog=PROG, allow_abbrev=False,
                                 description="Build a tiny random Llama with a tokenizer trained on a corpus's rows "
                                             "and a chat template with tools, saved with save_pretrained.")
-    p.add_argument("--out", required=True, help="the folder to write the model to (new, empty, or one this command "
-                                                "wrote)")
+    add_out_flag(p)
     p.add_argument("--corpus", default="sgd", help="the corpus whose texts train the tokenizer (default: sgd)")
     p.add_argument("--config", default="dst-chat", help="its config (default: dst-chat)")
     p.add_argument("--split", default="train", help="its split (default: train)")
@@ -172,6 +171,12 @@ def parser():
     p.add_argument("--layers", type=int, default=1, help="decoder layers (default: 1)")
     p.add_argument("--vocab", type=int, default=512, help="the tokenizer's vocabulary size (default: 512)")
     return p
+
+
+def add_out_flag(parser):
+    """``--out``, the model's folder, as ``check_out`` takes it."""
+    parser.add_argument("--out", required=True, help="the folder to write the model to (new, empty, or one this "
+                                                     "command wrote)")
 
 
 def check_out(out):

@@ -28,7 +28,7 @@ import time
 from ..api import load
 from ..cli import add_copy_flags, copy_options, run_command
 from ..core.errors import ConfigError
-from .tiny_model import MARK, check_out, missing_dependency, texts, tiny_model, trained_tokenizer
+from .tiny_model import MARK, add_out_flag, check_out, missing_dependency, texts, tiny_model, trained_tokenizer
 
 PROG = "python -m unified_dialogue.testing.tool_model"
 CONFIG = "agent-call-chat"
@@ -196,8 +196,7 @@ def parser():
     p = argparse.ArgumentParser(prog=PROG, allow_abbrev=False,
                                 description="Build a tiny Qwen2 trained on SGD's agent-call-chat rows until it "
                                             "writes their tool calls, saved with save_pretrained.")
-    p.add_argument("--out", required=True, help="the folder to write the model to (new, empty, or one this command "
-                                                "wrote)")
+    add_out_flag(p)
     p.add_argument("--split", default="train", help="the split whose rows train it (default: train)")
     add_copy_flags(p)
     p.add_argument("--max-seconds", type=float, default=MAX_SECONDS,
