@@ -13,7 +13,8 @@ in its denominator); the schema sensitivity is the mean of the frames' coefficie
 whose mean is 0 (wrong under every variant: 0 / 0) left out. It is given for all frames and,
 where the frames scored have both, for the seen and the unseen services' alone (a service of
 the train schema or not). Numpy computes it in the references' order of operations, so that
-the figures are theirs to the last digit.
+the figures are theirs to the last digit. ``grouped_sensitivity`` computes it over any unit
+valued under each variant: ``environment.compare`` gives an agent's over its episodes.
 """
 
 import numpy as np
