@@ -46,17 +46,22 @@ test5: $(VENV5)/.installed
 #                         Python 3.11 or later); the environment's inspect tasks
 #   make env-verifiers    .venv-verifiers: verifiers and uv (requirements/verifiers.txt; Python 3.11 or
 #                         later as $(PYTHON)); the verifiers taskset (unified_dialogue.integrations.verifiers)
+#   make env-serve        .venv-serve: `transformers serve` (transformers' serving extra) and a CPU torch
+#                         (requirements/serve.txt), TRL's chat templates as files; the tool model served
 # The test targets are not part of `make test`.
 VENVH ?= .venv-harness
 VENVHF ?= .venv-harness-hf
 VENVRL ?= .venv-rl
 VENVVF ?= .venv-verifiers
-.PHONY: env-harness env-harness-hf env-rl env-verifiers test-harness test-harness-hf test-rl test-verifiers
+VENVSERVE ?= .venv-serve
+.PHONY: env-harness env-harness-hf env-rl env-verifiers env-serve test-harness test-harness-hf test-rl test-verifiers \
+	test-serve
 
 env-harness: $(VENVH)/.installed
 env-harness-hf: $(VENVHF)/.installed
 env-rl: $(VENVRL)/.installed
 env-verifiers: $(VENVVF)/.installed
+env-serve: $(VENVSERVE)/.installed
 
 $(VENVH)/.installed: setup.cfg pyproject.toml requirements/harness.txt
 	$(PYTHON) -m venv $(VENVH)
@@ -78,6 +83,13 @@ $(VENVRL)/.installed: setup.cfg pyproject.toml requirements/rl.txt requirements/
 $(VENVVF)/.installed: setup.cfg pyproject.toml requirements/verifiers.txt requirements/datasets5.txt
 	$(PYTHON) -m venv $(VENVVF)
 	$(VENVVF)/bin/python -m pip install -q -r requirements/verifiers.txt -e .
+	touch $@
+
+$(VENVSERVE)/.installed: setup.cfg pyproject.toml requirements/serve.txt requirements/datasets5.txt \
+		requirements/templates.txt
+	$(PYTHON) -m venv $(VENVSERVE)
+	$(VENVSERVE)/bin/python -m pip install -q -r requirements/serve.txt -e .
+	$(VENVSERVE)/bin/python -m pip install -q --no-deps -r requirements/templates.txt
 	touch $@
 
 # The harness tests: lm-eval's numbers against the scoring command's (a --limit run's too),
@@ -113,12 +125,18 @@ $(VENVI)/.installed: setup.cfg pyproject.toml requirements/inspect.txt requireme
 # server through openai-api), the entry point, the mistakes, the docs' inspect example.
 test-inspect: env-inspect
 	$(VENVI)/bin/python -m pytest tests/test_integrations_inspect*.py tests/test_docs_examples.py $(PYTEST_ARGS)
+
 # The verifiers taskset: its tasks, tools, record and mistakes in process, then vf-eval against the
 # stand-in server (the gold agent and an imperfect one, each mode, several rollouts: the evaluation
 # command's numbers) and vf-validate; the docs' example. verifiers' tool loop installs its chat
 # program's packages from PyPI with uv at the first rollout (cached after).
 test-verifiers: env-verifiers
 	$(VENVVF)/bin/python -m pytest tests/test_verifiers*.py tests/test_docs_examples.py $(PYTEST_ARGS)
+
+# The evaluation command against `transformers serve` on 127.0.0.1, offline, serving the tool
+# model built and trained here (docs/environment.md, "A real server").
+test-serve: env-serve
+	$(VENVSERVE)/bin/python -m pytest tests/test_environment_serve.py $(PYTEST_ARGS)
 
 # Byte-exact round trip of a local copy, by the corpus's own check: make roundtrip DATA=path/to/sgd
 roundtrip: $(VENV)/.installed
@@ -156,5 +174,4 @@ bench: $(VENV)/.installed
 		--repeat $(REPEAT) $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(VENV5) $(VENVRL) $(VENVH) $(VENVHF) $(VENVI) build *.egg-info
-	rm -rf $(VENV) $(VENV5) $(VENVRL) $(VENVH) $(VENVHF) $(VENVVF) build *.egg-info
+	rm -rf $(VENV) $(VENV5) $(VENVRL) $(VENVH) $(VENVHF) $(VENVI) $(VENVVF) $(VENVSERVE) build *.egg-info

@@ -13,7 +13,8 @@ in its denominator); the schema sensitivity is the mean of the frames' coefficie
 whose mean is 0 (wrong under every variant: 0 / 0) left out. It is given for all frames and,
 where the frames scored have both, for the seen and the unseen services' alone (a service of
 the train schema or not). Numpy computes it in the references' order of operations, so that
-the figures are theirs to the last digit.
+the figures are theirs to the last digit. ``grouped_sensitivity`` computes it over any unit
+valued under each variant: ``environment.compare`` gives an agent's over its episodes.
 """
 
 import numpy as np
@@ -51,15 +52,47 @@ def coefficients_of_variation(values):
         return deviation / mean
 
 
-def sensitivity(values):
-    """``{"value", "frames", "frames_mean_zero"}`` of variants × frames ``values``: the mean
-    of the frames' coefficients of variation (None where no frame has one), the frames it
-    averages and those left out, their mean 0."""
+def sensitivity(values, unit="frames"):
+    """``{"value", unit, f"{unit}_mean_zero"}`` of variants × units ``values`` (a unit: a
+    frame here, an episode in ``environment.compare``): the mean of the units' coefficients
+    of variation (None where no unit has one), the units it averages and those left out,
+    their mean 0."""
     coefficients = coefficients_of_variation(values) if len(values[0]) else np.array([])
     undefined = int(np.isnan(coefficients).sum())
-    frames = len(coefficients) - undefined
-    return {"value": float(np.nanmean(coefficients)) if frames else None, "frames": frames,
-            "frames_mean_zero": undefined}
+    counted = len(coefficients) - undefined
+    return {"value": float(np.nanmean(coefficients)) if counted else None, unit: counted,
+            f"{unit}_mean_zero": undefined}
+
+
+def grouped_sensitivity(by_variant, unit="frames"):
+    """The schema sensitivity of units valued under each variant, for all of them and, where
+    they have both, for the seen and the unseen services' alone.
+
+    Args:
+        by_variant: one ``{unit key: (value, seen)}`` per variant (``frame_values``'s shape);
+            a unit counts where every variant has it, and has a value (not None) under each.
+        unit: what the counts are named after (``frames``, ``episodes``).
+
+    Returns:
+        ``sensitivity`` of all units with ``f"{unit}_without_value"``, the units left out as
+        some variant has no value on them; where the units have both seen and unseen
+        services, ``seen`` and ``unseen``: ``sensitivity`` of theirs alone.
+
+    Example:
+        >>> grouped_sensitivity([{"a": (x, True)} for x in [1.0, 1.0, 0.0, 1.0, 1.0]], "episodes")
+        {'value': 0.5590169943749473, 'episodes': 1, 'episodes_mean_zero': 0, 'episodes_without_value': 0}
+    """
+    common = [key for key in by_variant[0] if all(key in values for values in by_variant[1:])]
+    given = [key for key in common if all(values[key][0] is not None for values in by_variant)]
+    seen = {key: by_variant[0][key][1] for key in given}
+
+    def of(keys):
+        return sensitivity([[values[key][0] for key in keys] for values in by_variant], unit)
+
+    result = {**of(given), f"{unit}_without_value": len(common) - len(given)}
+    if len(set(seen.values())) == 2:
+        result.update({group: of([key for key in given if seen[key] == flag]) for group, flag in GROUPS.items()})
+    return result
 
 
 def schema_sensitivity(records_by_variant, metric):
@@ -83,18 +116,7 @@ def schema_sensitivity(records_by_variant, metric):
         >>> schema_sensitivity(records, "jga")["seen"]
         {'value': 0.5590169943749473, 'frames': 1, 'frames_mean_zero': 0}
     """
-    by_variant = [frame_values(records, metric) for records in records_by_variant.values()]
-    common = [frame for frame in by_variant[0] if all(frame in values for values in by_variant[1:])]
-    given = [frame for frame in common if all(values[frame][0] is not None for values in by_variant)]
-    seen = {frame: by_variant[0][frame][1] for frame in given}
-
-    def of(frames):
-        return sensitivity([[values[frame][0] for frame in frames] for values in by_variant])
-
-    result = {**of(given), "frames_without_value": len(common) - len(given)}
-    if len(set(seen.values())) == 2:
-        result.update({group: of([frame for frame in given if seen[frame] == flag]) for group, flag in GROUPS.items()})
-    return result
+    return grouped_sensitivity([frame_values(records, metric) for records in records_by_variant.values()])
 
 
 def score_variants(corpus, config, split, predictions_by_variant, **arguments):

@@ -101,18 +101,24 @@ def trained_tokenizer(corpus_texts, vocab=512):
     return made
 
 
-def tiny_model(tokenizer, layers=1, seed=0):
-    """A randomly initialised Llama for ``tokenizer`` (weights from ``seed``)."""
+# The architectures a tiny model can have: transformers' config and model class names.
+ARCHITECTURES = {"llama": ("LlamaConfig", "LlamaForCausalLM"), "qwen2": ("Qwen2Config", "Qwen2ForCausalLM")}
+
+
+def tiny_model(tokenizer, layers=1, seed=0, architecture="llama"):
+    """A randomly initialised model of ``architecture`` (``ARCHITECTURES``) for ``tokenizer``
+    (weights from ``seed``)."""
     import torch
     import transformers
 
+    configuration, model_class = (getattr(transformers, name) for name in ARCHITECTURES[architecture])
     torch.manual_seed(seed)
-    config = transformers.LlamaConfig(
+    config = configuration(
         vocab_size=len(tokenizer), hidden_size=HIDDEN, intermediate_size=2 * HIDDEN, num_hidden_layers=layers,
         num_attention_heads=HEADS, num_key_value_heads=HEADS, max_position_embeddings=CONTEXT,
         pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id, bos_token_id=None,
         tie_word_embeddings=True)
-    model = transformers.LlamaForCausalLM(config)
+    model = model_class(config)
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     return model
 
@@ -156,8 +162,7 @@ def parser():
     p = argparse.ArgumentParser(prog=PROG, allow_abbrev=False,
                                 description="Build a tiny random Llama with a tokenizer trained on a corpus's rows "
                                             "and a chat template with tools, saved with save_pretrained.")
-    p.add_argument("--out", required=True, help="the folder to write the model to (new, empty, or one this command "
-                                                "wrote)")
+    add_out_flag(p)
     p.add_argument("--corpus", default="sgd", help="the corpus whose texts train the tokenizer (default: sgd)")
     p.add_argument("--config", default="dst-chat", help="its config (default: dst-chat)")
     p.add_argument("--split", default="train", help="its split (default: train)")
@@ -166,6 +171,12 @@ def parser():
     p.add_argument("--layers", type=int, default=1, help="decoder layers (default: 1)")
     p.add_argument("--vocab", type=int, default=512, help="the tokenizer's vocabulary size (default: 512)")
     return p
+
+
+def add_out_flag(parser):
+    """``--out``, the model's folder, as ``check_out`` takes it."""
+    parser.add_argument("--out", required=True, help="the folder to write the model to (new, empty, or one this "
+                                                     "command wrote)")
 
 
 def check_out(out):
