@@ -35,7 +35,7 @@ import numpy as np
 
 from ...core.errors import ConfigError
 from ...scoring.sgdx import grouped_sensitivity
-from ..play import RUN_KEYS, domain
+from ..runs import domain
 from ..reward import PARTS
 
 SEED = 0
@@ -77,7 +77,7 @@ def identity_of(record):
 
 
 def is_episode_line(record):
-    return (isinstance(record, dict) and all(key in record for key in ("id", *RUN_KEYS, "services"))
+    return (isinstance(record, dict) and all(key in record for key in ("id", *IDENTITY[:-1], "services"))
             and all(isinstance(record.get(part), (int, float)) for part in PARTS))
 
 
