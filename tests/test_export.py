@@ -16,6 +16,7 @@ from huggingface_hub import DatasetCard
 from conftest import checksums, fixture_dir
 from unified_dialogue import UNIFIED_FEATURES, registry
 from unified_dialogue.core.errors import SourceFormatError
+from unified_dialogue.testing.loads import shared_temp
 from unified_dialogue.tools import export, shards
 
 pytestmark = pytest.mark.both_lines
@@ -39,9 +40,10 @@ def files_of(folder):
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory):
     """A datasets cache for the exports of the fixtures whose builds may be reused: each
-    config is built once for all of them (test_exporting_again_writes_identical_bytes
-    builds afresh, and compares)."""
-    return str(tmp_path_factory.mktemp("builds"))
+    config is built once for all of them, in the run's folder that every pytest-xdist worker
+    shares (datasets locks a build against another process's).
+    test_exporting_again_writes_identical_bytes builds afresh, and compares."""
+    return str(shared_temp(tmp_path_factory) / "export-builds")
 
 
 @pytest.fixture(scope="module")
@@ -260,12 +262,11 @@ def test_sgd_jsonl_turns_leave_out_what_sgd_does_not_annotate(exported):
     assert record["knowledge"]["type"] == "schema" and isinstance(record["knowledge"]["value"], list)
 
 
-def test_a_failed_export_leaves_nothing_and_keeps_the_earlier_export(tmp_path):
+def test_a_failed_export_leaves_nothing_and_keeps_the_earlier_export(exported, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(fixture_dir("sgd"), copy)
     out = tmp_path / "exports" / "sgd"
-    export.export([SGD], str(out), log=lambda *a: None, data_dirs={"sgd": str(copy)},
-                  checksums={"sgd": checksums("sgd")})
+    shutil.copytree(exported["sgd"], out)  # an earlier export of the same files
     before = {name: (out / name).read_bytes() for name in files_of(out)}
     (copy / "test" / "dialogues_001.json").write_text('[{"dialogue_id": 1}]')
     with pytest.raises(SourceFormatError):
