@@ -6,7 +6,7 @@ VENV ?= .venv
 VENV5 ?= .venv-datasets5
 PYTEST_ARGS ?=
 
-.PHONY: setup demo test test3 test5 roundtrip clean
+.PHONY: setup demo test test-all test3 test5 roundtrip clean
 
 setup: $(VENV)/.installed $(VENV5)/.installed
 
@@ -25,14 +25,26 @@ $(VENV5)/.installed: setup.cfg pyproject.toml requirements/datasets5.txt require
 demo: $(VENV)/.installed
 	$(VENV)/bin/python -m unified_dialogue.tools.demo
 
-# Both environments first: tests/test_cache_lines.py loads a build of one line under the other.
-test: setup test3 test5
+# make test: the whole suite under datasets 5.x, then under 3.6 what can differ between the
+# lines (the tests marked both_lines: loading, caching, features, the import path, loading
+# scripts), so every test runs under at least one line; make test-all: the whole suite under
+# both, for releases (docs/testing.md). Both environments first: tests/test_cache_lines.py loads
+# a build of one line under the other. JOBS: pytest-xdist's processes (0: one process, no xdist);
+# worksteal: each process takes a run of consecutive tests, so a module's fixtures are mostly built once.
+JOBS ?= 2
+XDIST = -n $(JOBS) --dist worksteal
+
+test: setup
+	$(VENV5)/bin/python -m pytest $(XDIST) $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest $(XDIST) -m both_lines $(PYTEST_ARGS)
+
+test-all: setup test3 test5
 
 test3: $(VENV)/.installed
-	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 test5: $(VENV5)/.installed
-	$(VENV5)/bin/python -m pytest $(PYTEST_ARGS)
+	$(VENV5)/bin/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 # Environments of their own, each built by its env-* target alone (the docs name the target
 # beside each command that needs it) and by the test target that runs in it:

@@ -25,6 +25,8 @@ from unified_dialogue.scoring.tool_calls import gold_text, parse_tool_calls, sco
 from unified_dialogue.tools import agent_check
 from loaders.sgd import mapping
 
+pytestmark = pytest.mark.both_lines
+
 # Properties of pure functions, fast: 3 times the examples of the hypothesis profile
 # (HYPOTHESIS_PROFILE: ci by default, thorough for many more).
 PURE = settings(max_examples=3 * settings().max_examples)

@@ -9,6 +9,8 @@ from unified_dialogue import load
 from unified_dialogue.api import load_builder
 from unified_dialogue.core.errors import ConfigError
 
+pytestmark = pytest.mark.both_lines
+
 
 def fixture_load(tmp_path, **kwargs):
     return load("sgd", data_dir=str(fixture_dir("sgd")), checksums=checksums("sgd"), cache_dir=str(tmp_path), **kwargs)

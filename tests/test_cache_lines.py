@@ -16,6 +16,8 @@ import pytest
 
 from conftest import checksums, fixture_dir
 
+pytestmark = pytest.mark.both_lines
+
 ROOT = Path(__file__).resolve().parent.parent
 ENVIRONMENTS = {"3": ROOT / ".venv", "5": ROOT / ".venv-datasets5"}  # the Makefile's VENV and VENV5
 THIS = datasets.__version__.split(".")[0]

@@ -16,6 +16,8 @@ from unified_dialogue.core.errors import ChecksumError, SourceFormatError, Unifi
 from unified_dialogue.core.sources import read_checksum_table, write_checksum_table
 from unified_dialogue.testing import CorpusTestCase, Mutation, become, cut, edit, nested, raw, remove, replace
 
+pytestmark = pytest.mark.both_lines
+
 DATA = "data.json"
 SEGMENT = "0.utterances.1.segments.0"  # "thrillers" in CCPE-8e113
 REAL = "conversation CCPE-8e113"

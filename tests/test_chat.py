@@ -13,6 +13,8 @@ from loaders.sgd.format import ACTS
 from unified_dialogue import chat
 from unified_dialogue.chat import state, text
 
+pytestmark = pytest.mark.both_lines
+
 # (corpus, view, the view's corpus options, the responding role)
 CASES = [
     ("sgd", "dst", {}, "SYSTEM"),

@@ -12,6 +12,8 @@ import pytest
 
 from conftest import TESTS
 
+pytestmark = pytest.mark.both_lines
+
 ROOT = TESTS.parent
 
 DECLARED = '''

@@ -16,7 +16,10 @@ from huggingface_hub import DatasetCard
 from conftest import checksums, fixture_dir
 from unified_dialogue import UNIFIED_FEATURES, registry
 from unified_dialogue.core.errors import SourceFormatError
+from unified_dialogue.testing.loads import shared_temp
 from unified_dialogue.tools import export, shards
+
+pytestmark = pytest.mark.both_lines
 
 AVAILABLE = [c for c in registry.corpora().values() if c.package.startswith(f"{registry.BUNDLED}.")]
 SGD = registry.get("sgd")
@@ -35,15 +38,24 @@ def files_of(folder):
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory):
+def builds(tmp_path_factory):
+    """A datasets cache for the exports of the fixtures whose builds may be reused: each
+    config is built once for all of them, in the run's folder that every pytest-xdist worker
+    shares (datasets locks a build against another process's).
+    test_exporting_again_writes_identical_bytes builds afresh, and compares."""
+    return str(shared_temp(tmp_path_factory) / "export-builds")
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory, builds):
     """Every available corpus exported alone, and all of them together (with JSON Lines)."""
     root = tmp_path_factory.mktemp("export")
     folders = {}
     for corpus in AVAILABLE:
-        folders[corpus.name] = export.export([corpus], str(root / corpus.name), log=lambda *a: None,
+        folders[corpus.name] = export.export([corpus], str(root / corpus.name), log=lambda *a: None, cache_dir=builds,
                                              **fixture_options([corpus]))
     folders["all"] = export.export(AVAILABLE, str(root / "all"), combined=True, jsonl=True, log=lambda *a: None,
-                                   **fixture_options(AVAILABLE))
+                                   cache_dir=builds, **fixture_options(AVAILABLE))
     return folders
 
 
@@ -77,8 +89,8 @@ def test_folder_holds_the_shards_and_the_card(exported):
         for config in SGD.config_names for split in ("test", "train", "validation"))
 
 
-def test_every_variant_of_every_config_is_exported_as_a_config(build, tmp_path):
-    folder = export.export([SGD], str(tmp_path / "variants"), log=lambda *a: None,
+def test_every_variant_of_every_config_is_exported_as_a_config(build, builds, tmp_path):
+    folder = export.export([SGD], str(tmp_path / "variants"), log=lambda *a: None, cache_dir=builds,
                            **fixture_options([SGD], variants=True))
     configs = MetadataConfigs.from_dataset_card_data(DatasetCard.load(Path(folder) / "README.md").data)
     assert list(configs) == list(SGD.config_names) + [f"{c}_{v}" for v in SGD.variants for c in SGD.config_names]
@@ -175,8 +187,8 @@ def test_exporting_again_writes_identical_bytes(exported, tmp_path):
         assert (Path(again) / name).read_bytes() == (Path(exported["sgd"]) / name).read_bytes(), name
 
 
-def test_small_shard_size_splits_a_split_into_ordered_shards(build, tmp_path):
-    folder = export.export([SGD], str(tmp_path / "sharded"), max_shard_size=12_000, log=lambda *a: None,
+def test_small_shard_size_splits_a_split_into_ordered_shards(build, builds, tmp_path):
+    folder = export.export([SGD], str(tmp_path / "sharded"), max_shard_size=12_000, log=lambda *a: None, cache_dir=builds,
                            **fixture_options([SGD]))
     shards = [n for n in files_of(folder) if n.startswith("unified/train-")]
     assert shards == ["unified/train-00000-of-00002.parquet", "unified/train-00001-of-00002.parquet"]
@@ -250,12 +262,11 @@ def test_sgd_jsonl_turns_leave_out_what_sgd_does_not_annotate(exported):
     assert record["knowledge"]["type"] == "schema" and isinstance(record["knowledge"]["value"], list)
 
 
-def test_a_failed_export_leaves_nothing_and_keeps_the_earlier_export(tmp_path):
+def test_a_failed_export_leaves_nothing_and_keeps_the_earlier_export(exported, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(fixture_dir("sgd"), copy)
     out = tmp_path / "exports" / "sgd"
-    export.export([SGD], str(out), log=lambda *a: None, data_dirs={"sgd": str(copy)},
-                  checksums={"sgd": checksums("sgd")})
+    shutil.copytree(exported["sgd"], out)  # an earlier export of the same files
     before = {name: (out / name).read_bytes() for name in files_of(out)}
     (copy / "test" / "dialogues_001.json").write_text('[{"dialogue_id": 1}]')
     with pytest.raises(SourceFormatError):
@@ -323,10 +334,10 @@ def test_command_line_options(bundled_only):
         export.parse_per_corpus(["path/a"], ["sgd", "ccpe"], "--data-dir")
 
 
-def test_export_command_writes_the_folder(tmp_path):
+def test_export_command_writes_the_folder(builds, tmp_path):
     out = tmp_path / "cli"
     export.main(["sgd", "--out", str(out), "--data-dir", str(fixture_dir("sgd")),
-                 "--checksums", checksums("sgd"), "--jsonl"])
+                 "--checksums", checksums("sgd"), "--jsonl", "--cache-dir", builds])
     assert "README.md" in files_of(out)
     assert "jsonl/unified/train-00000-of-00001.jsonl" in files_of(out)
     assert not any(name.startswith("jsonl/original") for name in files_of(out))

@@ -17,6 +17,8 @@ from unified_dialogue.core.sources import UNKNOWN, read_checksum_table
 from unified_dialogue.testing import (CorpusTestCase, Mutation, become, cut, edit, nested, raw, read_json, remove,
                                      replace, write_checksums)
 
+pytestmark = pytest.mark.both_lines
+
 TRAIN, VALID = "data/train.json", "data/valid.json"
 FIRST = "dialogue #0 (dialog_idx 0)"
 UTTERANCE = "0.utterances.1"

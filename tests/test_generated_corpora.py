@@ -30,6 +30,8 @@ from unified_dialogue.scoring.tool_calls import gold_text
 from unified_dialogue.testing.strategies import build_share, generated
 from unified_dialogue.views import d3st
 
+pytestmark = pytest.mark.both_lines
+
 # {corpus: its strategies module}, for every corpus that has them.
 GENERATED = generated()
 # D3ST's options but upstream_compat, every combination of those with a few values; the

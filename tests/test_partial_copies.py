@@ -15,6 +15,8 @@ from conftest import TESTS, checksums, fixture_dir, write_predictions
 from unified_dialogue import load
 from unified_dialogue.core.errors import ChecksumError, MissingFilesError, MissingSplitError
 
+pytestmark = pytest.mark.both_lines
+
 
 @pytest.fixture(scope="module")
 def partial(tmp_path_factory):

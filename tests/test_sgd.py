@@ -18,6 +18,8 @@ from unified_dialogue.testing import (CorpusTestCase, Mirror, Mutation, become, 
                                      remove, replace)
 from unified_dialogue.testing.strategies import SourceFiles
 
+pytestmark = pytest.mark.both_lines
+
 TRAIN_1, TRAIN_2, SCHEMA = "train/dialogues_001.json", "train/dialogues_002.json", "train/schema.json"
 TURN = "0.turns.0"  # the first turn of 2_00089, a USER turn with one frame (Media_1)
 FRAME = f"{TURN}.frames.0"

@@ -21,6 +21,8 @@ from unified_dialogue.testing.strategies import generated
 from unified_dialogue.tools import cards, export
 from unified_dialogue.tools.layout import Layout
 
+pytestmark = pytest.mark.both_lines
+
 TRAIN = "train.json"
 DOCS = Path(__file__).parent.parent / "docs" / "adding-a-corpus.md"
 

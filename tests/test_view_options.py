@@ -13,6 +13,8 @@ from unified_dialogue.core.errors import ConfigError
 from unified_dialogue.core.options import Option, parse_assignments, resolve
 from unified_dialogue.testing import ONLY_DATASETS_3
 
+pytestmark = pytest.mark.both_lines
+
 
 @pytest.fixture
 def shout(monkeypatch, tmp_path):

@@ -13,6 +13,8 @@ from unified_dialogue.core.errors import ConfigError, SourceFormatError
 from unified_dialogue.printing import show
 from unified_dialogue.views import dst, nlg, nlu, response
 
+pytestmark = pytest.mark.both_lines
+
 SCHEMA = UNIFIED_FEATURES.arrow_schema
 
 
