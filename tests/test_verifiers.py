@@ -166,7 +166,8 @@ def test_the_summary_is_the_commands_with_pass_hat_k(tmp_path):
 
     lines = [line("a", 1.0), line("a", 1.0), line("a", 0.0), line("b", 1.0), line("b", 0.0), line("b", 0.0)]
     made = summary.summary(lines)
-    assert made["overall"]["reward"] == 0.5 and made["per_domain"]["Alarm"]["episodes"] == 6
+    assert made["overall"]["reward"] == 0.5 and made["per_domain"]["Alarm"]["episodes"] == 2
+    assert made["per_domain"]["Alarm"]["lines"] == 6
     assert made["pass_hat_k"] == {str(k): trials.pass_hat([(3, 2), (3, 1)], k) for k in (1, 2, 3)}
     assert made["pass_hat_k"]["2"] == (1 / 3 + 0) / 2
     assert "pass_hat_k" not in summary.summary(lines[:1])

@@ -12,7 +12,7 @@ reward and parts of each, the mean of the paired differences (the other run's re
 the first's, episode by episode) with a confidence interval, and the episodes the other run
 won (its reward higher) and lost; overall, for episodes of seen services only and with an
 unseen one, and per domain (an episode counts in each of its services' domains, as in the
-summary, ``play.summary``). The interval is a paired bootstrap's: ``RESAMPLES`` resamples of
+summary, ``results.summary``). The interval is a paired bootstrap's: ``RESAMPLES`` resamples of
 the episodes with replacement, drawn by numpy's ``default_rng(SEED)``, the percentile
 interval of their mean differences at ``LEVEL``. Runs of different splits, modes, variants
 or reward versions are refused (their numbers are not of the same episodes, or not judged

@@ -1,6 +1,6 @@
 """The score of an inspect sample: the environment's reward and every part of it, read from
 the episode's record (``play.play_episode``'s line, the evaluation command's), its metrics the
-evaluation command's summary (``play.summary``), and pass^k over epochs with the estimator
+evaluation command's summary (``results.summary``), and pass^k over epochs with the estimator
 of the evaluation command's ``--trials`` (``environment.trials.pass_hat_k``).
 """
 
@@ -37,7 +37,7 @@ def flat(tree, prefix=""):
 
 @metric
 def summary():
-    """The evaluation command's summary of the samples (``play.summary``): each part's mean
+    """The evaluation command's summary of the samples (``results.summary``): each part's mean
     overall, seen, unseen, with and without transactions and per domain (an episode counts in
     each of its services' domains), and in simulated mode the failures, the agent's and the
     user's; where samples ran several epochs, each part's mean over them, the counts of how

@@ -15,8 +15,7 @@ from collections import Counter
 
 from ...cli import run_command
 from ...core.errors import ConfigError
-from ...environment.play import summary as command_summary
-from ...environment.trials import pass_hat
+from ...environment.results import summary as command_summary
 from .reward import INFO_KEY
 
 TRACES = "traces.jsonl"
@@ -42,13 +41,10 @@ def lines_of(path):
 def summary(lines):
     """The evaluation command's summary of rollout ``lines``, with ``pass_hat_k`` where an
     episode was played more than once (every episode as often as the others)."""
-    made = command_summary(lines)
-    trials = Counter(line["id"] for line in lines)
-    rounds = min(trials.values(), default=0)
+    rounds = min(Counter(line["id"] for line in lines).values(), default=0)
+    made = command_summary(lines, trials=max(rounds, 1))
     if rounds > 1:
-        successes = Counter(line["id"] for line in lines if line["reward"] >= 1.0)
-        pairs = [(trials[key], successes[key]) for key in trials]
-        made["pass_hat_k"] = {str(k): pass_hat(pairs, k) for k in range(1, rounds + 1)}
+        made["pass_hat_k"] = made["overall"]["pass^k"]
     return made
 
 
