@@ -15,6 +15,9 @@ agree episode by episode (a ``warning:`` line for each that does not).
 """
 
 import argparse
+import contextlib
+import inspect
+import io
 import json
 import os
 import sys
@@ -55,8 +58,13 @@ def checked(args):
     for flag, value in (("--limit", args.limit), ("--agreement", args.agreement)):
         if value is not None and value < 0:
             raise ConfigError(f"{flag} {value}: give a number of at least 0")
-    if args.out_dir is not None and not os.path.isdir(args.out_dir):
-        raise ConfigError(f"--out-dir {args.out_dir}: no such folder")
+    if args.out_dir is not None:
+        if not os.path.isdir(args.out_dir):
+            raise ConfigError(f"--out-dir {args.out_dir}: no such folder")
+        kept = [name for name in names if os.path.exists(os.path.join(args.out_dir, f"{name}.jsonl"))]
+        if kept:  # lines of an earlier reward would be resumed, not played again
+            raise ConfigError(f"--out-dir {args.out_dir}: it holds {kept[0]}.jsonl of an earlier run; give an "
+                              f"empty folder")
     if args.summary:
         check_output(args.summary, "--summary", [args.data_dir, args.checksums])
     return names
@@ -146,6 +154,78 @@ def play_all(ready, names, limit, out_dir, show):
     return played
 
 
+# ---------------------------------------------------------------- agreement
+
+def copy_flags(options):
+    """The command-line flags of ``load`` options (``copy_options``'s inverse)."""
+    flags = []
+    for name in ("data_dir", "checksums", "cache_dir"):
+        if options.get(name):
+            flags += [f"--{name.replace('_', '-')}", options[name]]
+    return flags + (["--no-verify"] if options.get("verify") is False else [])
+
+
+def through_command(name, split, limit, options, folder):
+    """``{id: episode line}`` of probe ``name`` played by the evaluation command against the
+    stand-in server."""
+    from ..environment.__main__ import main as evaluation
+    from ..environment.play import finished
+    from ..testing.server import StandInServer
+
+    out = os.path.join(folder, f"{name}-served.jsonl")
+    with StandInServer(probes.answerer(name)) as server, contextlib.redirect_stdout(io.StringIO()):
+        evaluation(["--base-url", server.base_url, "--model", f"probe-{name}", "--split", split, "--out", out,
+                    "--limit", str(limit), "--concurrency", "1", *copy_flags(options)])
+    return finished(out)
+
+
+def through_trl(name, ready, rows):
+    """``{id: {part: value}}`` of probe ``name`` played through ``environment.trl``'s
+    environments (their tool methods) and judged by its reward functions."""
+    from ..environment.binding import factories, reward_function
+    from ..environment.episodes import environment_name
+    from ..environment.play import tools_of
+
+    made, functions = factories(ready), reward_function(*reward.PARTS)
+    judged = {}
+    for row in rows:
+        environment = made[environment_name(row["services"])]()
+        environment.reset(**row)
+
+        def call(tool, arguments, environment=environment):
+            method = getattr(environment, tool, None)
+            if method is None:
+                return environment._episode.call(tool, arguments)
+            names = dict(zip(environment._services.tools[tool].properties, inspect.signature(method).parameters))
+            return method(**{names.get(slot, slot): value for slot, value in arguments.items()})
+
+        _, said = probes.play(None, name, row["prompt"], tools_of(ready, row["services"], row["mode"]), call=call)
+        judged[row["id"]] = {function.part: function(prompts=[row["prompt"]], completions=[said],
+                                                     environments=[environment])[0] for function in functions}
+    return judged
+
+
+def agreement(ready, names, played, limit, options, split):
+    """``{probe: {"episodes", "agree", "disagreements"}}``: the first ``limit`` episodes of
+    each probe, their reward parts in process (``played``), through the evaluation command
+    and through TRL's reward functions."""
+    rows = [ready.episodes[i] for i in range(min(limit, len(ready.episodes)))]
+    found = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for name in names:
+            served, trl = through_command(name, split, limit, options, folder), through_trl(name, ready, rows)
+            wrong = []
+            for row in rows:
+                ways = {"in process": played[name].get(row["id"]), "command": served.get(row["id"]),
+                        "trl": trl.get(row["id"])}
+                values = {way: None if line is None else tuple(line[p] for p in reward.PARTS)
+                          for way, line in ways.items()}
+                if len(set(values.values())) > 1:
+                    wrong.append(f"episode {row['id']}: " + "; ".join(f"{way} {value}" for way, value in values.items()))
+            found[name] = {"episodes": len(rows), "agree": len(rows) - len(wrong), "disagreements": wrong}
+    return found
+
+
 def main(argv=None):
     def work(args):
         from ..environment.splits import prepare
@@ -168,8 +248,6 @@ def main(argv=None):
         results = {name: figures(list(lines.values()), rows) for name, lines in played.items()}
         report = {"split": args.split, "mode": args.mode, "probes": results}
         if args.agreement:
-            from .environment_probes_agreement import agreement
-
             report["agreement"] = agreement(ready, names, played, args.agreement, options, args.split)
             for name, found in report["agreement"].items():
                 for line in found["disagreements"]:
