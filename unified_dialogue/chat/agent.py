@@ -15,7 +15,9 @@ system turn as ``assistant``; a system turn with a service call is preceded by a
 ``assistant`` message with empty content whose ``tool_calls`` hold the call (its
 arguments: the call's parameters, in order), and a ``tool`` message (``name``: the tool)
 whose content is the results as a JSON list of objects, one per result, slots in the
-source's order (``results_text``). Every message has the four keys ``role``, ``content``,
+source's order (``results_text``); a call the system reported as failed has instead the
+refusal object ``{"refused": "The service could not do this.", "offered_instead": {row}}``
+(the row the service returned, where it returned one: its alternative; ``refusal``). Every message has the four keys ``role``, ``content``,
 ``tool_calls`` and ``name``: Arrow needs the same keys everywhere, so ``tool_calls`` and
 ``name`` are None where a message has none (``plain_messages`` drops them).
 
@@ -37,7 +39,7 @@ import pyarrow.compute as pc
 from datasets import Features
 
 from ..core.errors import SourceFormatError
-from ..core.features import INT, STRING
+from ..core.features import INT, NOTIFY_FAILURE, STRING
 from ..views.turns import Turns, lengths, relist
 from .build import instruction
 from .text import OPENING, USER
@@ -194,9 +196,29 @@ def results_of(querying_result):
     return [{pair["slot"]: pair["value"] for pair in result} for result in querying_result["results"]]
 
 
-def results_text(querying_result):
-    """The content of a tool message: the results as a JSON list of objects."""
-    return dumps(results_of(querying_result))
+# A transaction the service refused (SGD's system said NOTIFY_FAILURE): what the tool
+# message holds instead of rows, with the alternative the service offered where it did.
+REFUSED = "The service could not do this."
+OFFERED = "offered_instead"
+
+
+def refusal(rows):
+    """The answer to a refused transaction: ``{"refused": REFUSED}``, and under
+    ``offered_instead`` the first row the service returned (its alternative), if any."""
+    return {"refused": REFUSED, **({OFFERED: rows[0]} if rows else {})}
+
+
+def results_text(querying_result, refused=False):
+    """The content of a tool message: the results as a JSON list of objects, or for a
+    refused call its ``refusal``."""
+    rows = results_of(querying_result)
+    return dumps(refusal(rows) if refused else rows)
+
+
+def refused_call(call, acts):
+    """Whether the system turn holding ``call`` reported the call's failure
+    (``NOTIFY_FAILURE`` for its service)."""
+    return any(act["act"] == NOTIFY_FAILURE and act["domain"] == call["domain"] for act in acts or ())
 
 
 def loaded(value):
@@ -309,7 +331,8 @@ class Conversations:
         self.check_results(np.flatnonzero(result.is_valid().to_numpy(zero_copy_only=False)))
         calls = query.take(pa.array(self.call_turns)).to_pylist()
         results = result.take(pa.array(self.call_turns)).to_pylist()
-        call_at = dict(zip(self.call_turns.tolist(), zip(calls, results)))
+        acts = turns.field("dialog_acts").take(pa.array(self.call_turns)).to_pylist()
+        call_at = dict(zip(self.call_turns.tolist(), zip(calls, results, acts)))
 
         role, content, name = [], [], []
         call_names, call_arguments, self.call_messages = [], [], []
@@ -330,7 +353,7 @@ class Conversations:
                 if speaker not in ROLES:
                     self.fail(turn, "roles", f"{speaker!r} is neither of SGD's speakers ({', '.join(ROLES)})")
                 if turn in call_at:
-                    call, results = call_at[turn]
+                    call, results, acts = call_at[turn]
                     function = tool_name(call["domain"], call["method"])
                     if function not in known:
                         self.fail(turn, "query", f"{call['domain']}.{call['method']} is not an intent of the "
@@ -338,7 +361,7 @@ class Conversations:
                     self.call_messages.append(len(role))
                     call_names.append(function), call_arguments.append(dumps(arguments_of(call)))
                     role.append("assistant"), content.append(""), name.append(None)
-                    role.append("tool"), content.append(results_text(results)), name.append(function)
+                    role.append("tool"), content.append(results_text(results, refused_call(call, acts))), name.append(function)
                 role.append(ROLES[speaker]), content.append(utterances[turn]), name.append(None)
         self.size = len(role)
         self.messages = self.message_array(role, content, name, call_names, call_arguments)

@@ -32,6 +32,11 @@ BOOL = Value("bool")
 NO_INTENT = "NONE"
 # The value a user gives a slot they do not mind (SGD's own word).
 DONTCARE = "dontcare"
+# SGD's dialogue acts that the goals, the user scorer and the environment read (the names
+# of its files' ``act`` fields, kept as they are in the unified ``dialog_acts``).
+INFORM, REQUEST, INFORM_INTENT = "INFORM", "REQUEST", "INFORM_INTENT"
+OFFER, CONFIRM, SELECT, AFFIRM, NEGATE = "OFFER", "CONFIRM", "SELECT", "AFFIRM", "NEGATE"
+NOTIFY_SUCCESS, NOTIFY_FAILURE = "NOTIFY_SUCCESS", "NOTIFY_FAILURE"
 
 SPAN = {"value": STRING, "start": INT, "end": INT}
 SLOT_VALUE_PAIR = {"slot": STRING, "value": STRING}

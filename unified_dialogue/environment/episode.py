@@ -2,8 +2,10 @@
 state (the calls it made, its transactions, what it told the user), never shared.
 
 Every call is answered with a text the model reads: the result rows as a JSON list of
-objects (as ``agent-chat``'s tool messages hold them; ``[]`` for no row, and for a refused
-transaction), or ``{"error": "..."}`` saying what to change (an unknown tool, an argument
+objects (as ``agent-chat``'s tool messages hold them; ``[]`` for no row), for a
+transaction the corpus's service refused (``NOTIFY_FAILURE``) the refusal object
+``chat.agent.refusal`` gives (the alternative the service offered with it, where it offered
+one; no transaction is made), or ``{"error": "..."}`` saying what to change (an unknown tool, an argument
 that is no slot of the tool, a missing required one, a value outside a categorical slot's
 values, a message to a user who has left). A bad call never raises.
 
@@ -18,7 +20,7 @@ agent's final answer (which the episode does not see) is what the user is told.
 import os
 from collections import Counter
 
-from ..chat.agent import dumps
+from ..chat.agent import dumps, refusal
 from ..core.errors import ConfigError
 from . import database
 from .database import pairs_dict
@@ -69,6 +71,10 @@ class Episode:
         self.made = Counter()  # times each call key was made
         self.read = set()  # (tool name, slot, compared value) of every row returned
         self.messages = []  # what the agent sent the user
+        self.rows = []  # (tool name, row) of every row returned, in order
+        # the calls the corpus's service refused, answered as refusals (their alternative offered)
+        self.refused = Counter(gold_keys(services, self.outcome.get("refused") or ()))
+        self.aliases = aliases(services, self.outcome.get("aliases") or ())
 
     # ------------------------------------------------------------ tools
 
@@ -85,6 +91,7 @@ class Episode:
         return answer
 
     def answer(self, tool, arguments):
+        arguments = self.service_forms(tool, arguments)
         key = tool.key(arguments)
         recordings = database.recorded(self.path, self.dialogue_id, key)
         if not recordings:
@@ -99,11 +106,20 @@ class Episode:
             rows = tool.confirmation(arguments)
         else:
             rows = database.matching(self.path, tool, tool.compared(arguments))
-        if tool.transactional and rows:
+        refused = tool.transactional and occurrence < self.refused[key]
+        if tool.transactional and rows and not refused:
             self.transactions.append((tool.name, key))
         for row in rows:
-            self.read.update((tool.name, slot, value) for slot, value in self.services.row_values(tool, row).items())
-        return dumps(rows)
+            compared = self.services.row_values(tool, row)
+            self.read.update((tool.name, slot, value) for slot, value in compared.items())
+            self.rows.append((tool.name, row))
+        return dumps(refusal(rows) if refused else rows)
+
+    def service_forms(self, tool, arguments):
+        """``arguments`` with each value the dialogue said in another form (the user's
+        words, a relative date) in the service's form (the outcome's ``aliases``)."""
+        return {slot: self.aliases.get((tool.service, slot, tool.compared({slot: value})[slot]), value)
+                if isinstance(value, str) else value for slot, value in arguments.items()}
 
     def send_message_to_user(self, message):
         """``replay`` and ``simulated`` modes: tell the user ``message``; the user's next
@@ -138,6 +154,20 @@ class Episode:
 
     def __getstate__(self):
         return dict(self.__dict__)
+
+
+def aliases(services, entries):
+    """``{(service, slot, compared form): the service's form}`` of an outcome's aliases."""
+    found = {}
+    for entry in entries:
+        tools = [tool for tool in services.tools.values() if tool.service == entry["service"]]
+        if not tools:
+            continue
+        canonical, *others = entry["values"]
+        for other in others:
+            key = (entry["service"], entry["slot"], tools[0].compared({entry["slot"]: other})[entry["slot"]])
+            found.setdefault(key, canonical)
+    return found
 
 
 def gold_keys(services, calls):

@@ -26,11 +26,15 @@ from ..core.errors import ConfigError
 from ..core.features import BOOL, SLOT_VALUE_PAIR, STRING
 from ..core.options import Option
 from ..views.goals import USER, dialogues, goal, outcome, speaker
+from .leftout import left_out
 from .tickets import MODES
 from .tickets import instruction as instruction_text
 
 MESSAGE = {"role": STRING, "content": STRING}
 CALL = {"service": STRING, "intent": STRING, "arguments": [SLOT_VALUE_PAIR]}
+# An item: its identifying values, each with every form the dialogue used for it.
+ITEM = [{"slot": STRING, "values": [STRING]}]
+ITEM_CALL = {**CALL, "item": ITEM}
 FEATURES = Features({
     "id": STRING,
     "dialogue_id": STRING,
@@ -41,9 +45,14 @@ FEATURES = Features({
     "mode": STRING,
     "user_turns": [STRING],
     "goal": {"intents": [{"service": STRING, "intent": STRING, "transactional": BOOL,
-                          "constraints": [{"slot": STRING, "values": [STRING]}], "requested": [STRING]}]},
-    "outcome": {"transactions": [CALL], "queries": [CALL],
-                "told": [{"service": STRING, "slot": STRING, "values": [STRING]}]},
+                          "constraints": [{"slot": STRING, "values": [STRING], "accepted": BOOL}],
+                          "requested": [STRING], "on_refusal": STRING,
+                          "questions": [{"slot": STRING, "item": ITEM, "named": BOOL}]}]},
+    "outcome": {"transactions": [ITEM_CALL], "refused": [ITEM_CALL], "queries": [CALL],
+                "found": [{"service": STRING, "intent": STRING, "item": ITEM}],
+                "told": [{"service": STRING, "slot": STRING, "values": [STRING], "item": ITEM}],
+                "aliases": [{"service": STRING, "slot": STRING, "values": [STRING]}]},
+    "left_out": STRING,
 })
 OPTIONS = (
     Option("mode", str, "ticket", f"How the user speaks: {' or '.join(MODES)} (unified_dialogue.environment).",
@@ -71,6 +80,7 @@ def row(dialogue_id, original_id, turns, schemas, mode, system):
     by_name = {schema["service_name"]: schema for schema in schemas}
     services = list(by_name)
     wanted = goal(turns, by_name)
+    gold = outcome(turns, by_name)
     user_turns = [turn["utterance"] for turn in turns if speaker(turn) == USER]
     if mode == "ticket":
         first = ticket(wanted, by_name)
@@ -81,7 +91,8 @@ def row(dialogue_id, original_id, turns, schemas, mode, system):
     return {"id": dialogue_id, "dialogue_id": dialogue_id, "original_id": original_id,
             "prompt": [{"role": "system", "content": system}, {"role": "user", "content": first}],
             "environment": environment_name(services), "services": services, "mode": mode,
-            "user_turns": user_turns, "goal": wanted, "outcome": outcome(turns, by_name)}
+            "user_turns": user_turns, "goal": wanted, "outcome": gold,
+            "left_out": left_out(gold, wanted)}
 
 
 def table(unified, mode="ticket", instruction=None):

@@ -4,7 +4,8 @@ every dialogue, and each of its calls gets the rows the dialogue recorded.
 
 ``actions(messages, mode)`` gives the agent's assistant messages in order, each
 ``{"content", "tool_calls"}`` in the OpenAI format (arguments as JSON text): in ``ticket``
-mode every service call, then one final answer holding every system turn; in ``replay``
+mode every service call, then one final answer composed from the certified gold
+(``composed``: what was booked or found, and the values asked for); in ``replay``
 mode each system turn's call, then the turn sent with ``send_message_to_user``, except the
 last system turn, the final answer. ``play(episode, actions)`` runs them in an episode;
 ``answerer(rows, mode)`` answers an OpenAI chat request as the gold agent would (the
@@ -14,6 +15,7 @@ stand-in server's answer function of the evaluation tests and docs).
 import json
 
 from ..chat.agent import plain_messages
+from .final_state import unanswered_refusals
 from .tickets import SPOKEN
 
 SEND = "send_message_to_user"
@@ -25,8 +27,33 @@ def call_message(name, arguments):
          "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}]}
 
 
-def actions(messages, mode):
-    """The gold agent's assistant messages for a dialogue's ``agent-chat`` messages."""
+def words(slot):
+    return slot.replace("_", " ")
+
+
+def item_text(item):
+    return ", ".join(f"{words(slot['slot'])} {slot['values'][0]}" for slot in item)
+
+
+def composed(outcome):
+    """The gold agent's final answer in ``ticket`` mode, from the certified gold: each
+    booking by its identifying values, each refused attempt, each item found, and each
+    value asked for, said for its item (a yes-or-no value in words), one line each."""
+    lines = [f"Done: {words(call['intent'])}: {item_text(call['item'])}." for call in outcome["transactions"]]
+    lines += [f"Sorry, the service could not do it: {words(call['intent'])}: {item_text(call['item'])}."
+              for call in unanswered_refusals(outcome)]
+    lines += [f"Found: {item_text(entry['item'])}." for entry in outcome.get("found") or ()]
+    for entry in outcome["told"]:
+        value = entry["values"][-1] if len(entry["values"]) > 1 else entry["values"][0]
+        answer = {"true": "yes", "false": "no"}.get(value.casefold(), value)
+        about = f"{item_text(entry['item'])} — " if entry["item"] else ""
+        lines.append(f"{about}{words(entry['slot'])}: {answer}.")
+    return "\n".join(lines) or "Done."
+
+
+def actions(messages, mode, outcome=None):
+    """The gold agent's assistant messages for a dialogue's ``agent-chat`` messages (in
+    ``ticket`` mode with the episode's ``outcome``, the final answer ``composed`` from it)."""
     messages = plain_messages(messages)
     said = [m["content"] for m in messages if m["role"] == "assistant" and not m.get("tool_calls")]
     steps, turn = [], 0
@@ -39,7 +66,10 @@ def actions(messages, mode):
         turn += 1
         if mode in SPOKEN and turn < len(said):
             steps.append(call_message(SEND, {"message": message["content"]}))
-    final = said[-1] if mode in SPOKEN and said else "\n".join(said)
+    if mode in SPOKEN:
+        final = said[-1] if said else ""
+    else:
+        final = composed(outcome) if outcome is not None else "\n".join(said)
     steps.append({"role": "assistant", "content": final, "tool_calls": []})
     return steps
 
@@ -68,7 +98,8 @@ def answerer(rows, mode, wrong=False):
     first user message (``episodes`` rows of ``mode`` with their ``agent-chat`` messages:
     ``rows`` is ``[(episode row, agent-chat row)]``); a request of no episode raises
     ValueError (the server's 400). ``wrong``: an agent that answers at once, without a call."""
-    plays = {episode["prompt"][-1]["content"]: actions(chat["messages"], mode) for episode, chat in rows}
+    plays = {episode["prompt"][-1]["content"]: actions(chat["messages"], mode, episode["outcome"])
+             for episode, chat in rows}
 
     def answer(request):
         messages = request["messages"]

@@ -27,7 +27,7 @@ import functools
 import numpy as np
 import pyarrow as pa
 
-from ..core.features import DONTCARE
+from ..core.features import DONTCARE, INFORM
 from ..chat.user import reading
 from ..views.goals import canonical
 from ..views.turns import Turns, row_ids
@@ -36,7 +36,6 @@ from .generation import score_generation
 from .rows import ScoringError, row_record
 from .ser import noncategorical_slots
 
-INFORM = "INFORM"
 # The per-row metrics, each in [0, 1]; the first is a reward's default.
 ROW_METRICS = ("turn_chrf", "informed_values_said", "stop_accuracy")
 MEANS = ROW_METRICS[1:]

@@ -1,7 +1,8 @@
 """Checks the environment on a whole copy of SGD, dialogue by dialogue, in both modes:
 
 - the gold agent (``environment.gold``) earns reward 1.0 on every dialogue;
-- each of its calls is answered with exactly the rows its dialogue recorded for it;
+- each of its calls is answered with exactly the rows its dialogue recorded for it (a call
+  the corpus's service refused: the refusal, offering the row it recorded, if any);
 - an agent that answers at once, without a call, earns 0.0 on every dialogue with a
   transaction;
 - the gold agent with one argument of one transaction changed earns 0.0 (the first
@@ -22,6 +23,7 @@ import sys
 
 from unified_dialogue import load
 from unified_dialogue.cli import add_copy_flags, copy_options, run_command
+from unified_dialogue.chat.agent import OFFERED
 from unified_dialogue.environment import gold, reward, splits
 from unified_dialogue.environment.episode import Episode
 # The modes the gold agent plays alone (a simulated user is a model: tools.user_check plays
@@ -54,7 +56,8 @@ def recorded_answers(episode, calls):
     (``calls``: the dialogue's ``database`` rows, in order)."""
     answers = [json.loads(c["answer"]) for c in episode.calls if c["tool"] != gold.SEND]
     expected = [[{p["slot"]: p["value"] for p in result} for result in row["results"]] for row in calls]
-    return answers == expected
+    return [answer if isinstance(answer, list) else [answer[OFFERED]] if OFFERED in answer else []
+            for answer in answers] == expected
 
 
 def check_split(split, mode, options, examples):
@@ -68,7 +71,7 @@ def check_split(split, mode, options, examples):
     failures = {"gold": [], "recorded": [], "no_call": [], "changed": []}
     for row in ready.episodes:
         services = ready.services(row["services"])
-        steps = gold.actions(chats[row["dialogue_id"]], mode)
+        steps = gold.actions(chats[row["dialogue_id"]], mode, row["outcome"])
         episode = Episode(services, ready.path, row)
         final = gold.play(episode, steps)
         counts["dialogues"] += 1

@@ -30,9 +30,9 @@ from unified_dialogue.environment import gold, report, reward, splits
 from unified_dialogue.environment.episode import Episode
 from unified_dialogue.environment.user import UserModel
 from unified_dialogue.scoring.user import ROW_METRICS, references_of, row_scores, turn_acts
+from unified_dialogue.core.features import INFORM
 from unified_dialogue.views.goals import canonical, same
 
-INFORM = "INFORM"
 
 
 class ReplayingUser:

@@ -27,11 +27,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..core.features import NO_INTENT
+from ..core.features import CONFIRM, INFORM, INFORM_INTENT, NO_INTENT, NOTIFY_FAILURE, OFFER, REQUEST, SELECT
+from .items import identifying, service_identifying
 from .turns import Turns
 
 USER, SYSTEM = "USER", "SYSTEM"
-INFORM, REQUEST, INFORM_INTENT = "INFORM", "REQUEST", "INFORM_INTENT"
+# The acts that name an item: the system's offers, confirmations and informs, the user's
+# own values and choices.
+NAMING = (OFFER, CONFIRM, INFORM, SELECT)
 
 
 # What goals read of a turn: nested fields by name (a list of records keeps only those fields).
@@ -99,20 +102,36 @@ def speaker(turn):
     return "/".join(turn["roles"])
 
 
+def is_transactional(schemas, service, intent):
+    return any(i["name"] == intent and i["is_transactional"] for i in schemas.get(service, {}).get("intents", ()))
+
+
 def intent_entry(intents, schemas, service, intent):
     key = (service, intent)
     if key not in intents:
-        transactional = any(i["name"] == intent and i["is_transactional"]
-                            for i in schemas.get(service, {}).get("intents", ()))
-        intents[key] = {"service": service, "intent": intent, "transactional": transactional,
-                        "constraints": {}, "requested": []}
+        intents[key] = {"service": service, "intent": intent,
+                        "transactional": is_transactional(schemas, service, intent),
+                        "constraints": {}, "accepted": set(), "requested": [], "on_refusal": ""}
     return intents[key]
 
 
 def add_value(constraints, slot, value):
+    """Add ``value`` to the slot's values; whether it is new (not the slot's last value)."""
     values = constraints.setdefault(slot, [])
     if not values or not same(values[-1], value):
         values.append(value)
+        return True
+    return False
+
+
+def refused_services(turn):
+    """The services whose call of a system turn the system reported as failed."""
+    return {act["domain"] for act in turn["dialog_acts"] or () if act["act"] == NOTIFY_FAILURE}
+
+
+def forms(pair):
+    """Every form of an act's or a state's values: as said, and canonical."""
+    return list(dict.fromkeys(v for value in pair["values"] for v in (value["value"], canonical(value)) if v))
 
 
 def goal(turns, schemas):
@@ -123,15 +142,18 @@ def goal(turns, schemas):
         schemas: ``{service name: schema record}`` of its services.
 
     Returns:
-        ``{"intents": [{service, intent, transactional, constraints: [{slot, values}],
-        requested}]}``.
+        ``{"intents": [{service, intent, transactional, constraints: [{slot, values,
+        accepted}], requested, on_refusal}]}``.
 
     Example:
         >>> goal(record["dialog"], {s["service_name"]: s for s in record["knowledge"]["value"]["schema"]})
     """
     intents, active, final = {}, {}, {}
+    refused = set()
     for turn in turns:
         if speaker(turn) != USER:
+            refused |= {(service, call["method"]) for call in [turn["query"]] if call
+                        for service in refused_services(turn) if service == call["domain"]}
             continue
         for state in turn["belief_state"] or ():
             if state["intent"] and state["intent"] != NO_INTENT:
@@ -155,13 +177,58 @@ def goal(turns, schemas):
                         entry["requested"].append(pair["slot"])
                 elif pair["values"]:
                     add_value(entry["constraints"], pair["slot"], canonical(pair["values"][0]))
+                    entry["accepted"].discard(pair["slot"])
     for key, state in final.items():
         for pair in state["informed_slot_value_table"] or ():
-            if pair["values"]:
-                add_value(intents[key]["constraints"], pair["slot"], canonical(pair["values"][0]))
-    return {"intents": [{**entry, "constraints": [{"slot": slot, "values": values}
-                                                  for slot, values in entry["constraints"].items()]}
+            if pair["values"] and add_value(intents[key]["constraints"], pair["slot"], canonical(pair["values"][0])):
+                intents[key]["accepted"].add(pair["slot"])
+    done = booked(turns, schemas)
+    for key in refused & set(intents):
+        intents[key]["on_refusal"] = "accept" if key in done else "decline"
+    gold = outcome(turns, schemas)
+    for entry in intents.values():
+        entry["questions"] = questions(entry, gold)
+    return {"intents": [{**{k: v for k, v in entry.items() if k != "accepted"},
+                         "constraints": [{"slot": slot, "values": values, "accepted": slot in entry["accepted"]}
+                                         for slot, values in entry["constraints"].items()]}
                         for entry in intents.values()]}
+
+
+def last_item(gold, service):
+    """The values naming the item a service ends at: its last booking's or found item's."""
+    items = [call["item"] for call in gold["transactions"] if call["service"] == service] + \
+        [entry["item"] for entry in gold["found"] if entry["service"] == service]
+    return items[-1] if items else []
+
+
+def questions(entry, gold):
+    """What the user asked about, of the values the system told: ``[{slot, item, named}]``,
+    ``named`` where the item is not the one the service ends at (a ticket names it)."""
+    last = {slot["slot"]: {v.casefold() for v in slot["values"]} for slot in last_item(gold, entry["service"])}
+    asked = []
+    for told in gold["told"]:
+        if told["service"] != entry["service"] or told["slot"] not in entry["requested"]:
+            continue
+        same_item = all(slot["slot"] not in last or last[slot["slot"]] & {v.casefold() for v in slot["values"]}
+                        for slot in told["item"])
+        question = {"slot": told["slot"], "item": told["item"], "named": bool(told["item"]) and not same_item}
+        if question not in asked:
+            asked.append(question)
+    return asked
+
+
+def booked(turns, schemas):
+    """``{(service, intent)}`` of the transactions the dialogue made (a call that returned
+    a row, in a turn not reporting its failure)."""
+    return {(t["query"]["domain"], t["query"]["method"]) for t in turns
+            if speaker(t) != USER and t["query"] is not None
+            and is_transactional(schemas, t["query"]["domain"], t["query"]["method"])
+            and t["querying_result"] is not None and t["querying_result"]["results"]
+            and t["query"]["domain"] not in refused_services(t)}
+
+
+def item_values(item):
+    return [{"slot": slot, "values": values} for slot, values in item.items()]
 
 
 def outcome(turns, schemas):
@@ -172,14 +239,27 @@ def outcome(turns, schemas):
         schemas: ``{service name: schema record}`` of its services.
 
     Returns:
-        ``{"transactions": [{service, intent, arguments}], "queries": [...], "told":
-        [{service, slot, values}]}``, arguments as ``[{slot, value}]``.
+        ``{"transactions": [{service, intent, arguments, item}], "refused": [{service,
+        intent, arguments, item}], "queries": [...], "found": [{service, intent, item}],
+        "told": [{service, slot, values, item}]}``, arguments as ``[{slot, value}]``, an
+        item as ``[{slot, values}]`` (its identifying values, every form the dialogue used).
 
     Example:
         >>> outcome(record["dialog"], {s["service_name"]: s for s in record["knowledge"]["value"]["schema"]})
     """
-    transactions, last_query, told, requested = [], {}, [], set()
+    transactions, refused, last_query, told, requested = [], [], {}, [], set()
+    current, said = {}, {}  # the item each service is at; the forms of each (service, slot, canonical value)
     for turn in turns:
+        for act in turn["dialog_acts"] or ():
+            naming = set(service_identifying(schemas.get(act["domain"], {})))
+            for pair in act["slot_value_table"] if act["act"] in NAMING else ():
+                if not pair["values"]:
+                    continue
+                canon = canonical(pair["values"][0])
+                key = (act["domain"], pair["slot"], canon.casefold())
+                said[key] = list(dict.fromkeys([canon] + said.get(key, []) + forms(pair)))
+                if pair["slot"] in naming:
+                    current.setdefault(act["domain"], {})[pair["slot"]] = said[key]
         if speaker(turn) == USER:
             requested = {(act["domain"], pair["slot"]) for act in turn["dialog_acts"] or ()
                          if act["act"] == REQUEST for pair in act["slot_value_table"]}
@@ -187,22 +267,67 @@ def outcome(turns, schemas):
         for act in turn["dialog_acts"] or ():
             for pair in act["slot_value_table"] if act["act"] == INFORM else ():
                 if (act["domain"], pair["slot"]) in requested and pair["values"]:
-                    values = list(dict.fromkeys(v for value in pair["values"]
-                                                for v in (value["value"], canonical(value))))
-                    entry = {"service": act["domain"], "slot": pair["slot"], "values": values}
+                    entry = {"service": act["domain"], "slot": pair["slot"], "values": forms(pair),
+                             "item": told_item(schemas, act["domain"], current)}
                     if entry not in told:
                         told.append(entry)
         requested = set()
         call = turn["query"]
         if call is None:
             continue
-        intent = next((i for i in schemas.get(call["domain"], {}).get("intents", ()) if i["name"] == call["method"]),
-                      None)
         entry = {"service": call["domain"], "intent": call["method"], "arguments": list(call["parameters"])}
-        if intent is not None and intent["is_transactional"]:
-            if turn["querying_result"] is not None and turn["querying_result"]["results"]:
+        if is_transactional(schemas, call["domain"], call["method"]):
+            entry["item"] = call_item(schemas, entry, said)
+            if call["domain"] in refused_services(turn):
+                refused.append(entry)
+            elif turn["querying_result"] is not None and turn["querying_result"]["results"]:
                 transactions.append(entry)
         else:
             last_query.pop((call["domain"], call["method"]), None)
             last_query[(call["domain"], call["method"])] = entry
-    return {"transactions": transactions, "queries": list(last_query.values()), "told": told}
+    return {"transactions": transactions, "refused": refused, "queries": list(last_query.values()),
+            "found": found_items(schemas, last_query.values(), transactions, current), "told": told,
+            "aliases": aliases(said)}
+
+
+def aliases(said):
+    """Each value the dialogue gave in more than one form: ``{service, slot, values}``, the
+    canonical (the service's) form first, then the others (the user's words, a relative
+    date as said)."""
+    found = []
+    for (service, slot, _), values in said.items():
+        if len(values) > 1:
+            found.append({"service": service, "slot": slot, "values": values})
+    return found
+
+
+def told_item(schemas, service, current):
+    """The item a value the system informed is about: the values identifying the item of
+    the service's searches that the dialogue was at (none for a service without items)."""
+    schema = schemas.get(service, {})
+    slots = {slot for i in schema.get("intents", ()) if not i["is_transactional"] for slot in identifying(schema, i["name"])}
+    return item_values({slot: values for slot, values in current.get(service, {}).items() if slot in slots})
+
+
+def call_item(schemas, call, said):
+    """A transaction's item: its identifying arguments, each with the forms the dialogue
+    used for the value."""
+    slots = identifying(schemas.get(call["service"], {}), call["intent"])
+    arguments = {pair["slot"]: pair["value"] for pair in call["arguments"]}
+    return item_values({slot: list(dict.fromkeys([arguments[slot]] + said.get(
+        (call["service"], slot, arguments[slot].casefold()), []))) for slot in slots if slot in arguments})
+
+
+def found_items(schemas, queries, transactions, current):
+    """The items the user settled on: of each service's last search, where the service
+    made no transaction, the item the dialogue was at (when the search has items)."""
+    booked_services = {t["service"] for t in transactions}
+    found = []
+    for query in queries:
+        if query["service"] in booked_services:
+            continue
+        slots = identifying(schemas.get(query["service"], {}), query["intent"])
+        item = {slot: values for slot, values in current.get(query["service"], {}).items() if slot in slots}
+        if slots and item:
+            found.append({"service": query["service"], "intent": query["intent"], "item": item_values(item)})
+    return found

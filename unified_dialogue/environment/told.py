@@ -1,0 +1,93 @@
+"""The communicate criterion: what the user was told, judged with the rules of
+``environment.communicate`` (docs/environment.md, "How an answer is judged"). The text
+judged is every message the agent sent the user and its final answer.
+
+- ``requested_values_given``: each value the user asked about (the outcome's ``told``) is
+  stated for the item it was asked about, and no value of that slot is stated for another
+  item the episode read (``communicate.said_about``; a yes-or-no value said in words);
+- ``bookings_confirmed``: each gold transaction is confirmed by its identifying values
+  (``views.items``; any form the dialogue used, a time or a date as people say them);
+- ``items_named``: each item the user settled on without booking it (the outcome's
+  ``found``) is named by its identifying values;
+- ``refusals_told``: where the gold's only attempt at a booking was refused, the answer
+  says so (one of ``REFUSAL_WORDS``).
+
+Each is 1.0 where there is nothing to judge.
+"""
+
+from . import communicate
+from .final_state import ratio, unanswered_refusals
+from .report import spellings
+
+# The words that tell a user a request could not be carried out.
+REFUSAL_WORDS = ("could not", "couldn't", "cannot", "can't", "unable", "failed", "unavailable", "not available",
+                 "no availability", "not possible", "unsuccessful", "was not", "wasn't", "sorry")
+YES_NO = frozenset({"true", "false"})
+
+
+def every_form(values):
+    """The forms of values as said, with a time's or a date's spoken forms."""
+    return list(dict.fromkeys(form for value in values for form in spellings(value)))
+
+
+def item_forms(item):
+    return [every_form(slot["values"]) for slot in item]
+
+
+def is_yes_no(episode, service, slot):
+    prop = next((tool.slots.get(slot) for tool in episode.services.tools.values() if tool.service == service), None)
+    return {value.casefold() for value in (prop or {}).get("enum", ())} == YES_NO
+
+
+def other_items(episode, entry):
+    """``(item forms, value forms)`` of the rows the episode read from the entry's service
+    that are not the asked item and hold a value of its slot."""
+    slots = [slot["slot"] for slot in entry["item"]]
+    asked = [[{form.casefold() for form in forms} for forms in item_forms(other["item"])]
+             for other in episode.outcome["told"] if other["service"] == entry["service"]
+             and other["slot"] == entry["slot"] and [s["slot"] for s in other["item"]] == slots]
+    others = []
+    for name, row in episode.rows:
+        if episode.services.tools[name].service != entry["service"] or entry["slot"] not in row or not slots:
+            continue
+        values = [row.get(slot) for slot in slots]
+        if any(all(value is not None and value.casefold() in forms for value, forms in zip(values, item))
+               for item in asked):
+            continue
+        other = ([every_form([value]) for value in values if value is not None], every_form([row[entry["slot"]]]))
+        if other not in others:
+            others.append(other)
+    return others
+
+
+def value_given(episode, entry, text):
+    """Whether the requested value ``entry`` (an outcome's ``told`` entry) was told."""
+    if is_yes_no(episode, entry["service"], entry["slot"]):
+        answer = [value for value in entry["values"] if value.casefold() in YES_NO][:1]
+        return bool(answer) and communicate.said_about(text, item_forms(entry["item"]), entry["slot"],
+                                                        [answer[0].capitalize()], other_items(episode, entry),
+                                                        yes_no=True)
+    return communicate.said_about(text, item_forms(entry["item"]), entry["slot"], every_form(entry["values"]),
+                                  other_items(episode, entry))
+
+
+def confirmed(transaction, text):
+    return communicate.confirms(text, [(slot["slot"], every_form(slot["values"])) for slot in transaction["item"]])
+
+
+def named(entry, text):
+    return all(communicate.mentions(text, forms) for forms in item_forms(entry["item"]))
+
+
+def parts(episode, final_answer):
+    """``{requested_values_given, bookings_confirmed, items_named, refusals_told, told_ok}``."""
+    outcome = episode.outcome
+    text = "\n".join([*episode.messages, final_answer or ""])
+    checks = {
+        "requested_values_given": [value_given(episode, entry, text) for entry in outcome["told"]],
+        "bookings_confirmed": [confirmed(entry, text) for entry in outcome["transactions"]],
+        "items_named": [named(entry, text) for entry in outcome.get("found") or ()],
+        "refusals_told": [communicate.mentions(text, REFUSAL_WORDS) for _ in unanswered_refusals(outcome)[:1]],
+    }
+    result = {name: ratio(sum(found), len(found), 0) for name, found in checks.items()}
+    return {**result, "told_ok": all(all(found) for found in checks.values())}
