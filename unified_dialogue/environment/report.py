@@ -19,39 +19,9 @@ ended the conversation, or spoke its most turns) and left a constraint unstated;
 agent's (an agent that gives its final answer before the user is done cut it short).
 """
 
-import re
-
 from ..core.features import DONTCARE
-
-TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
-DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")
-
-
-def ordinal(number):
-    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
-    return f"{number}{suffix}"
-
-
-def spellings(value):
-    """The ways a value may be said: itself, and for a time (``HH:MM``) or a date
-    (``YYYY-MM-DD``, SGD's canonical forms) the forms people say them in."""
-    found = [value]
-    time = TIME.match(value)
-    if time and int(time.group(1)) < 24 and int(time.group(2)) < 60:
-        hour, minute = int(time.group(1)), time.group(2)
-        twelve, half = hour % 12 or 12, "am" if hour < 12 else "pm"
-        found += [f"{twelve}:{minute} {half}", f"{twelve}:{minute}{half}", f"{twelve}:{minute}"]
-        if minute == "00":
-            found += [f"{twelve} {half}", f"{twelve}{half}", f"{twelve} o'clock"]
-        found += {"12:00": ["noon"], "00:00": ["midnight"]}.get(f"{hour:02}:{minute}", [])
-    date = DATE.match(value)
-    if date and 1 <= int(date.group(2)) <= 12 and 1 <= int(date.group(3)) <= 31:
-        month, day = MONTHS[int(date.group(2)) - 1], int(date.group(3))
-        found += [f"{month} {day}", f"{month} {ordinal(day)}", f"{ordinal(day)} of {month}", f"{day} {month}",
-                  f"the {ordinal(day)}"]
-    return found
+# spellings stays importable from here, where it was first defined
+from .communicate import mentions, spellings  # noqa: F401
 
 
 def plain(text):
@@ -59,8 +29,9 @@ def plain(text):
 
 
 def mentioned(value, text):
-    """Whether one of the ``spellings`` of ``value`` is in ``text`` (``plain``), as whole words."""
-    return any(re.search(rf"(?<!\w){re.escape(plain(form))}(?!\w)", text) for form in spellings(value) if plain(form))
+    """Whether ``value`` is in ``text`` as ``communicate.mentions`` finds it: whole words,
+    times and dates as people say them."""
+    return mentions(text, [value])
 
 
 def handled(episode, service, slot, value):

@@ -1,0 +1,309 @@
+"""How an answer is judged (``environment.communicate``): each rule on the wordings SGD's
+system turns use, the mistakes a lenient judge makes (a value inside a longer number, a
+dump of every row, a hedge), and properties of whole-number matching; the measuring command
+on the fixtures."""
+
+import json
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from conftest import checksums, fixture_dir
+from unified_dialogue.environment import communicate as c
+from unified_dialogue.environment.communicate import confirms, mentions, said_about
+from unified_dialogue.tools import answer_agreement
+
+PURE = settings(max_examples=3 * settings().max_examples)
+
+
+# ---------------------------------------------------------------- mentions
+
+@pytest.mark.parametrize("text, forms", [
+    ("It costs $50.00 in total.", ["50"]),
+    ("That is 50 dollars.", ["$50"]),
+    ("The rating is 4.5.", ["4.50"]),
+    ("It costs 1,330 dollars.", ["1330"]),
+    ("Call (510) 651-1040.", ["510-651-1040"]),
+    ("Call 323-852-7000.", ["+1 323-852-7000"]),
+    ("It leaves at 5:30PM.", ["17:30"]),
+    ("It leaves at 5:30 p.m.", ["17:30"]),
+    ("It leaves at 17:30.", ["5:30 pm"]),
+    ("See you at noon.", ["12:00"]),
+    ("On March 5th, 2019.", ["2019-03-05"]),
+    ("Two people.", ["2"]),
+    ("At 261 North 2nd St.", ["261 North 2nd Street"]),
+    ("Starring B.J. Jones!", ["B.J. Jones"]),
+    ("Near O'Hare.", ["OHare"]),
+    ("Made.408-265-4808 is the number.", ["408-265-4808"]),
+])
+def test_a_value_is_found_in_the_forms_people_write_it(text, forms):
+    assert mentions(text, forms)
+
+
+@pytest.mark.parametrize("text, forms", [
+    ("Your flight 1330 leaves.", ["3"]),          # a transfer count inside a number
+    ("On 2019-03-05.", ["0"]),                    # a count inside a date
+    ("Rated 3.5.", ["3"]),
+    ("At 5:30 pm.", ["5"]),
+    ("At 15 pm.", ["17:00"]),
+    ("In San Joseph.", ["San Jose"]),
+    ("Call 408-247-8880.", ["408"]),
+    ("Nothing here.", [""]),
+])
+def test_a_value_is_not_found_inside_another_word_or_number(text, forms):
+    assert not mentions(text, forms)
+
+
+def test_spellings_and_normal_form():
+    assert "5:30 pm" in c.spellings("17:30") and "March 5th" in c.spellings("2019-03-05")
+    assert "17:30" in c.spellings("5:30 pm") and "323-852-7000" in c.spellings("+1 323-852-7000")
+    assert c.normal("Hi. Costs $5, ok") == "hi\ncosts 5 , ok"
+    assert c.word("street") == "st" and c.word("three") == "3" and c.word("pets") == "pets"
+
+
+@PURE
+@given(st.integers(0, 99), st.integers(0, 9), st.integers(0, 9), st.sampled_from(["", ".", ":", ",", "-", "/"]))
+def test_a_number_is_never_found_inside_a_longer_number(value, left, right, joiner):
+    text = f"It is {left}{joiner}{value}{right} now"
+    assume(not (joiner in ".," and float(f"{left}.{value}{right}".replace(",", "")) == value))  # 0.00 is 0
+    assert not mentions(text, [str(value)])
+    assert mentions(f"It is {value} now", [str(value)])
+
+
+@PURE
+@given(st.integers(0, 23), st.integers(0, 59))
+def test_a_time_is_found_as_a_twelve_hour_time(hour, minute):
+    twelve = f"{hour % 12 or 12}:{minute:02} {'am' if hour < 12 else 'pm'}"
+    assert mentions(f"Leaves at {twelve}.", [f"{hour:02}:{minute:02}"])
+    assert not mentions(f"Leaves at {twelve}.", [f"{(hour + 1) % 24:02}:{minute:02}"])
+
+
+@PURE
+@given(st.sampled_from(["San Jose", "4.5", "17:30", "408-247-8880", "261 North 2nd Street", "2019-03-05"]),
+       st.sampled_from(["", "(", "\"", "**", "- "]), st.sampled_from(["", ".", ")", "!", ",", "\"", "**"]),
+       st.booleans())
+def test_case_and_punctuation_around_a_value_do_not_matter(value, before, after, upper):
+    said = value.upper() if upper else value
+    assert mentions(f"It is {before}{said}{after} I think", [value])
+
+
+# ---------------------------------------------------------------- attribution
+
+ALAMEDA, ALMADEN = [["Alameda Gardens"]], [["Almaden House"]]
+
+
+def test_a_value_counts_for_the_item_it_is_said_about():
+    other = [(ALAMEDA, ["555-1234"])]
+    assert said_about("Almaden House: 555-9999.", ALMADEN, "phone_number", ["555-9999"], other)
+    assert said_about("Almaden House can be reached at 555-9999.", ALMADEN, "phone_number", ["555-9999"], other)
+    assert said_about("I found Almaden House.\nPhone: 555-9999", ALMADEN, "phone_number", ["555-9999"], other)
+    assert said_about("The phone is 555-9999.", ALMADEN, "phone_number", ["555-9999"], other)
+    assert not said_about("The phone of Alameda Gardens is 555-9999.", ALMADEN, "phone_number", ["555-9999"],
+                          [(ALAMEDA, ["555-9999"])])
+
+
+def test_a_dump_of_every_row_gives_nothing():
+    other = [(ALAMEDA, ["555-1234"])]
+    dump = "Almaden House: 555-9999.\nAlameda Gardens: 555-1234."
+    assert not said_about(dump, ALMADEN, "phone_number", ["555-9999"], other)
+    assert not said_about("Alameda Gardens: 555-1234. Almaden House: 555-9999.", ALMADEN, "phone_number",
+                          ["555-9999"], other)
+    assert not said_about("The phones are 555-9999 and 555-1234.", ALMADEN, "phone_number", ["555-9999"], other)
+    stops = [([["10:00"]], ["1"])]
+    assert said_about("For 1 passenger, the flight has 0 stops.", [["14:00"]], "number_stops", ["0"], stops)
+    assert c.small_number(["12"]) and not c.small_number(["4.5"]) and not c.small_number(["$120"])
+
+
+def test_a_value_said_before_any_item_counts_only_where_no_other_item_is_named():
+    assert said_about("It is 21 degrees.", [], "temperature", ["21"], [])
+    assert not said_about("Phone 555-9999. Alameda Gardens is nice.", ALMADEN, "phone_number", ["555-9999"],
+                          [(ALAMEDA, ["555-1234"])])
+
+
+def test_an_item_is_named_by_distinctive_values_only():
+    flight = [["American Airlines"], ["10:00"]]
+    other = [([["American Airlines"], ["14:00"]], ["$300"])]
+    names = c.named(c.normal("The American Airlines flight at 10 am costs $200"), [flight, other[0][0]])
+    assert [index for _, _, index in names] == [0]
+    assert said_about("The American Airlines flight at 10 am costs $200.", flight, "price", ["200"], other)
+    assert not said_about("The American Airlines flight at 2 pm costs $200.", flight, "price", ["200"], other)
+    longer = c.named(c.normal("Blue Gingko Blackhawk"), [[["Blue Gingko"]], [["Blue Gingko Blackhawk"]]])
+    assert [index for _, _, index in longer] == [1]
+
+
+def test_attribution_takes_the_item_named_last_before_else_first_after():
+    text = c.normal("X is here. Phone for Y: 1. Then 2")
+    names = [(0, 1, 0), (text.index("y"), text.index("y") + 1, 1)]
+    bounds = c.sentences(text)
+    assert c.attributed(text.index("1"), names, bounds) == 1
+    assert c.attributed(text.index("phone"), names, bounds) == 1
+    assert c.attributed(text.index("2"), names, bounds) == 1
+    assert c.attributed(0, [], bounds) is None
+    assert c.about_asked(0, [], bounds) and not c.about_asked(0, [(5, 6, 1)], bounds)
+
+
+def test_clauses_and_sentences():
+    text = c.normal("No, it is not furnished and pets are allowed. Bye!")
+    assert [text[s:e] for s, e in c.clauses(text)] == ["no", "it is not furnished", "pets are allowed", "bye"]
+    assert len(c.sentences(text)) == 2
+
+
+# ---------------------------------------------------------------- yes or no
+
+@pytest.mark.parametrize("text, slot, value", [
+    ("Vegetarian options: yes", "has_vegetarian_options", "True"),
+    ("Vegetarian options: no", "has_vegetarian_options", "False"),
+    ("They have good vegetarian options.", "has_vegetarian_options", "True"),
+    ("For vegetarians they have many options", "has_vegetarian_options", "True"),
+    ("Reservation made, and yes, they do.", "has_vegetarian_options", "True"),
+    ("It sure does", "has_wifi", "True"),
+    ("Unfortunately, you cannot.", "has_seating_outdoors", "False"),
+    ("Sorry there isn't.", "furnished", "False"),
+    ("There is no furniture, but pets are allowed.", "furnished", "False"),
+    ("There is no furniture, but pets are allowed.", "pets_allowed", "True"),
+    ("The flight arrives at 7:07 pm local time the same day.", "arrives_next_day", "False"),
+    ("It arrives in Paris the next day", "arrives_next_day", "True"),
+    ("Yes, it arrives on the same day.", "arrives_next_day", "False"),
+    ("There is no entrance fee.", "free_entry", "True"),
+    ("Good news, the entry fee is free.", "free_entry", "True"),
+    ("Entry is charged.", "free_entry", "False"),
+    ("It's a non smoking property.", "smoking_allowed", "False"),
+    ("It's nonsmoking and at 45 Park Lane.", "smoking_allowed", "False"),
+    ("No, smoking is not allowed and it will cost $315", "smoking_allowed", "False"),
+    ("Nope, its not furnished but they do allow pets.", "pets_allowed", "True"),
+    ("Yes, pets are allowed, but unfortunately, it isn't a furnished apartment.", "furnished", "False"),
+    ("It's very child friendly.", "good_for_kids", "True"),
+    ("Outdoor seating is unavailable.", "has_seating_outdoors", "False"),
+    ("The hotel is smoke-free.", "smoking_allowed", "False"),
+    ("It is unisex.", "is_unisex", "True"),
+    ("Unfortunately no outdoor seats. Yes, there are many vegetarian dishes.", "has_seating_outdoors", "False"),
+    ("No outdoor seating, no.", "has_seating_outdoors", "False"),
+    ("It is an unfurnished apartment.", "furnished", "False"),
+    ("The ticket is unrefundable.", "refundable", "False"),
+    ("It's not an overnight flight.", "is_redeye", "False"),
+    ("Sadly, you cannot get your money back.", "refundable", "False"),
+])
+def test_a_yes_or_no_value_said_in_words_counts_and_its_opposite_does_not(text, slot, value):
+    opposite = "False" if value == "True" else "True"
+    assert said_about(text, [], slot, [value], [], yes_no=True)
+    assert not said_about(text, [], slot, [opposite], [], yes_no=True)
+
+
+@pytest.mark.parametrize("text", [
+    "Done.",
+    "Its phone is 555-1234.",
+    "Vegetarian options: yes and no",
+    "Vegetarian options: yes. Vegetarian options: no.",
+    "Vegetarian options: yes/no",
+    "They have vegetarian options. They have no vegetarian options.",
+])
+def test_saying_nothing_or_both_is_no_answer(text):
+    for value in ("True", "False"):
+        assert not said_about(text, [], "has_vegetarian_options", [value], [], yes_no=True)
+
+
+def test_a_yes_or_no_value_is_judged_for_the_item_it_is_about():
+    other = [(ALAMEDA, ["False"])]
+    assert said_about("Almaden House has vegetarian options.", ALMADEN, "has_vegetarian_options", ["True"], other,
+                      yes_no=True)
+    assert not said_about("Alameda Gardens has vegetarian options.", ALMADEN, "has_vegetarian_options", ["True"],
+                          other, yes_no=True)
+    dump = "Almaden House: vegetarian options yes.\nAlameda Gardens: vegetarian options no."
+    assert not said_about(dump, ALMADEN, "has_vegetarian_options", ["True"], other, yes_no=True)
+
+
+def test_the_subject_of_a_slot_and_a_clause_s_polarity():
+    assert c.subject("has_seating_outdoors") == "outdoors" and c.subject("arrives_next_day") == "next day"
+    assert c.subject("good_for_kids") == "kids" and c.subject("is_redeye") == "redeye"
+    assert c.polarity("they do not have wifi", "has_wifi") == (17, {False})
+    assert c.polarity("the rating is 4", "has_wifi") == (0, set())
+    assert c.polarity("yes they do not have wifi", "has_wifi")[1] == {True, False}
+    assert c.bare("they do") == {True} and c.bare("you cannot") == {False} and c.bare("its expensive") == set()
+    assert c.answer_words("vegetarian options yes") == {True} and c.answer_words("nope") == {False}
+
+
+# ---------------------------------------------------------------- bookings
+
+SAKURA = [("restaurant_name", ["Sakura"]), ("time", ["19:00"]), ("date", ["2019-03-02", "tomorrow"])]
+
+
+@pytest.mark.parametrize("text, confirmed", [
+    ("Booked: Sakura at 7 pm tomorrow.", True),
+    ("Your table at Sakura is reserved for March 2nd at 7:00 pm.", True),
+    ("I couldn't book Sakura at 7 pm tomorrow, sorry.", False),
+    ("Sorry, nothing was booked.", False),
+    ("Done.", False),
+    ("Booked Sakura tomorrow.", False),
+    ("I could not book Sakura at 6 pm, so I booked Sakura at 7 pm tomorrow.", True),
+    ("Sakura has no outdoor seating, booked for 7 pm tomorrow.", True),
+])
+def test_a_booking_is_confirmed_by_its_identifying_values(text, confirmed):
+    assert confirms(text, SAKURA) is confirmed
+
+
+def test_a_yes_or_no_or_none_value_of_a_booking_is_confirmed_in_words():
+    ride = [("destination", ["Matador"]), ("shared_ride", ["True"])]
+    assert confirms("A shared ride to Matador is booked.", ride) and not confirms("A cab to Matador is booked.", ride)
+    assert not confirms("A private ride to Matador is booked.", ride)
+    movie = [("movie_name", ["Dogman"]), ("subtitle_language", ["None"])]
+    assert confirms("Dogman is rented, with no subtitles.", movie) and not confirms("Dogman is rented.", movie)
+    assert not confirms("Dogman is rented, with subtitles.", movie)
+
+
+def test_a_failure_clause():
+    assert c.failed("i couldnt book it") and c.failed("it was not possible") and not c.failed("it has no wifi")
+
+
+# ---------------------------------------------------------------- the measuring command
+
+def dialogue(utterance, slot, value, canonical=None, possible=("True", "False"), name="INFORM"):
+    schema = [{"service_name": "S_1", "slots": [{"name": slot, "possible_values": list(possible)}]}]
+    act = {"act": name, "domain": "S_1", "slot_value_table": [
+        {"slot": slot, "values": [{"value": value, "cononical_value": canonical or value}]}]}
+    return {"knowledge": {"value": {"schema": schema}},
+            "dialog": [{"roles": ["USER"], "dialog_acts": [act], "utterance": "x"},
+                       {"roles": ["SYSTEM"], "utterance": utterance, "dialog_acts": [act]}]}
+
+
+def test_measure_counts_credited_and_swapped_turns():
+    dialogues = [dialogue("They have wifi.", "has_wifi", "True"), dialogue("It's 3.3", "has_wifi", "False"),
+                 dialogue("It costs $50.", "price", "$50", "50", ()), dialogue("It costs $60.", "price", "$60", "60", ()),
+                 dialogue("Flight 1330.", "transfers", "3", None, ())]
+    report = answer_agreement.measure(dialogues, examples=5)
+    assert report["yes_no"] == {"turns": 2, "credited": 1, "credited_swapped": 0, "credited_share": 0.5,
+                                "credited_swapped_share": 0.0}
+    assert report["values"]["values"] == 3 and report["values"]["found"] == 2
+    assert report["values"]["swapped"] == 2 and report["values"]["found_swapped"] == 0
+    assert [m["utterance"] for m in report["misses"]["yes_no"]] == ["It's 3.3"]
+    assert report["confirms"]["turns"] == 0
+    assert answer_agreement.swapped_value(["$50", "50"], ["50", "60"]) == "60"
+    assert answer_agreement.swapped_value(["60"], ["50", "60"]) == "50"
+    assert answer_agreement.swapped_value(["60"], ["60"]) is None
+
+
+def test_measure_counts_confirmed_bookings_and_swaps_a_value_the_turn_does_not_confirm():
+    dialogues = [dialogue("Please confirm: a table at Sakura.", "restaurant_name", "Sakura", name="CONFIRM",
+                          possible=()),
+                 dialogue("Please confirm: a table.", "restaurant_name", "Hana", name="CONFIRM", possible=())]
+    report = answer_agreement.measure(dialogues, examples=5)
+    assert report["confirms"] == {"turns": 2, "credited": 1, "swapped": 2, "credited_swapped": 0,
+                                  "credited_share": 0.5, "credited_swapped_share": 0.0}
+    assert [m["utterance"] for m in report["misses"]["confirms"]] == ["Please confirm: a table."]
+
+
+def test_the_command_measures_the_fixtures(tmp_path, capsys):
+    status = answer_agreement.main(["--data-dir", str(fixture_dir("sgd")), "--checksums", checksums("sgd"),
+                                    "--split", "validation", "--cache-dir", str(tmp_path)])
+    report = json.loads(capsys.readouterr().out)["validation"]
+    assert status == 0 and report["values"]["values"] > 0
+    assert report["values"]["found"] >= 0.9 * report["values"]["values"]
+    assert report["values"]["found_swapped"] <= 0.1 * report["values"]["swapped"]
+    assert report["confirms"]["credited"] >= 0.9 * report["confirms"]["turns"] > 0
+
+
+def test_the_command_s_mistakes_are_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        answer_agreement.main(["--data-dir", str(tmp_path / "absent")])
+    error = capsys.readouterr().err
+    assert stopped.value.code == 2 and error.count("\n") == 1 and "--data-dir" in error
