@@ -12,7 +12,7 @@ from conftest import checksums, fixture_dir
 from unified_dialogue.environment import probes, reward, splits
 from unified_dialogue.environment.episode import Episode
 from unified_dialogue.environment.play import tools_of
-from unified_dialogue.environment.probe_values import parse_date, parse_time, read_ticket, rewritten
+from unified_dialogue.environment.probe_values import Value, parse_date, parse_time, read_ticket, rewritten
 from unified_dialogue.testing import server
 from unified_dialogue.tools import environment_probes
 
@@ -135,8 +135,17 @@ def test_a_ticket_is_read_into_requests_values_and_asks():
             "Please do all of it and tell me the result.")
     (request,) = read_ticket(text)
     assert (request.description, request.service) == ("Find a restaurant", "Restaurants_2")
-    assert request.values == [("City", "SF", ()), ("Name of the restaurant", "Sino", ("Aria", "Bar"))]
-    assert request.asks == ["Phone number", "Address"]
+    assert request.values == [Value("City", "SF"), Value("Name of the restaurant", "Sino", ("Aria", "Bar"))]
+    assert request.asks == ["Phone number", "Address"] and not request.declines
+
+
+def test_a_ticket_says_what_the_user_only_accepted_and_what_they_decline():
+    text = ("1. Book a flight (Flights_1).\n- Airline: Delta (I did not ask for it: I accept it when it is offered)\n"
+            "- Time: 10:00; if that cannot be done, I accept 10:30 when it is offered\n"
+            "- If it cannot be done, I do not take an alternative: just tell me.")
+    (request,) = read_ticket(text)
+    assert request.values == [Value("Airline", "Delta", accepted=True), Value("Time", "10:00", fallback="10:30")]
+    assert request.declines
 
 
 @pytest.mark.parametrize("text, today, expected", [

@@ -54,6 +54,9 @@ class Act:
     rows: Optional[list] = None
     row: Optional[dict] = None
     found: Optional[dict] = None
+    refused: bool = False
+    offered: Optional[dict] = None
+    alternative: bool = False
 
 
 def tools_of(tools):
@@ -66,13 +69,21 @@ def tools_of(tools):
     return made
 
 
-def rows_of(text):
-    """The rows of a tool's answer (a JSON list of objects); None for an error."""
+def read_answer(text):
+    """A tool's answer as ``(rows, refusal)``: the rows of a JSON list of objects (None for
+    an error); for a refusal (an object with ``refused``) no row, and the refusal."""
     try:
         value = json.loads(text)
     except (TypeError, ValueError):
-        return None
-    return [row for row in value if isinstance(row, dict)] if isinstance(value, list) else None
+        return None, None
+    if isinstance(value, dict) and "refused" in value:
+        return [], value
+    return ([row for row in value if isinstance(row, dict)] if isinstance(value, list) else None), None
+
+
+def offered_row(refusal):
+    """The alternative a refusal offers (the first object in it), else None."""
+    return next((value for value in (refusal or {}).values() if isinstance(value, dict)), None)
 
 
 def yes_no_text(value):
@@ -91,18 +102,19 @@ class Careful:
         self.today = today_of("\n".join(str(m.get("content") or "") for m in prompt))
         self.requests = read_ticket(self.ticket)
         self.tools = tools_of(tools)
-        self.acts, self.calls, self.read = [], [], []
+        self.acts, self.calls, self.read, self.refusals = [], [], [], []
 
     # ------------------------------------------------------------ steps
 
     def call(self, *calls):
         """Make ``calls`` ((tool, arguments) pairs) in one message; their rows (None: an error)."""
         texts = yield [(tool.name, arguments) for tool, arguments in calls]
-        answers = [rows_of(text) for text in texts]
-        for (tool, arguments), rows in zip(calls, answers):
+        read = [read_answer(text) for text in texts]
+        self.refusals = [refusal for _, refusal in read]
+        for (tool, arguments), (rows, _) in zip(calls, read):
             self.calls.append((tool, arguments, rows))
             self.read += [(tool, row) for row in rows or ()]
-        return answers
+        return [rows for rows, _ in read]
 
     def run(self):
         for request in self.requests:
@@ -135,6 +147,14 @@ class Careful:
         (rows,) = yield from self.call((act.tool, act.arguments))
         if rows is None and any(slot not in act.tool.required for slot in act.arguments):
             (rows,) = yield from self.call((act.tool, self.valid(act.tool, act.arguments)))
+        refusal = self.refusals[0]
+        if refusal is not None:
+            act.refused, act.offered = True, offered_row(refusal)
+            fallbacks = [value for value in act.request.values if value.fallback]
+            if act.offered and fallbacks and not act.request.declines:  # the user accepts the alternative
+                accepted = {slot: str(act.offered[slot]) for slot in act.tool.properties if slot in act.offered}
+                (rows,) = yield from self.call((act.tool, {**act.arguments, **accepted}))
+                act.alternative = bool(rows)
         act.rows = rows
         act.row = self.best(rows or [], act.request) if rows else None
 
@@ -171,20 +191,23 @@ class Careful:
         candidates = sorted(self.tools.values(), key=score, reverse=True)
         return candidates[0] if candidates and score(candidates[0])[1] > 0 else None
 
-    def value_for(self, prop, slot, requests):
-        """The ticket's value for an argument: the label that fits it best, in ``requests``."""
+    def value_for(self, prop, slot, requests, filters=False):
+        """The ticket's value for an argument: the label that fits it best, in ``requests``
+        (``filters``: a search's argument, which a value the user only accepted is not)."""
         best, best_fit = None, 0.0
         for request in requests:
-            for label, value, _ in request.values:
-                fit = similarity(label, prop.get("description") or slot, slot)
+            for given in request.values:
+                if filters and given.accepted:
+                    continue
+                fit = similarity(given.label, prop.get("description") or slot, slot)
                 if fit > best_fit:
-                    best, best_fit = value, fit
+                    best, best_fit = given.value, fit
         return best if best_fit >= FIT else None
 
     def arguments(self, tool, request):
         made = {}
         for slot, prop in tool.properties.items():
-            value = self.value_for(prop, slot, [request])
+            value = self.value_for(prop, slot, [request], filters=not tool.booking)
             if value is None:
                 continue
             if not self.literal:
@@ -219,8 +242,8 @@ class Careful:
         values = [str(value) for value in row.values()]
         score = 0
         for other in self.requests:
-            for label, value, _ in other.values:
-                if any(same(value, have) for have in values):
+            for given in other.values:
+                if any(same(wanted, have) for wanted in (given.value, given.fallback) if wanted for have in values):
                     score += 2 if other is request else 1
         return score
 
@@ -249,8 +272,26 @@ class Careful:
             scored.append((len(named & said), -first, len(named & said) / len(named), slot))
         return max(scored)[-1] if scored else None
 
+    def named_item(self, ask):
+        """``(label, row)`` of a ``Tell me`` entry that names its item (``<label> of <item>``,
+        the item's values comma separated): the row read that holds the item; else
+        ``(ask, None)``."""
+        pieces = ask.split(" of ")
+        for cut in range(len(pieces) - 1, 0, -1):
+            label, item = " of ".join(pieces[:cut]), " of ".join(pieces[cut:])
+            parts = [part.strip() for part in item.split(",") if part.strip()]
+            for _, row in reversed(self.read):
+                if all(any(same(part, value) for value in row.values()) for part in parts):
+                    return label, row
+        return ask, None
+
     def told(self, act, ask):
-        """The value of an asked slot for the item of ``act`` (None: not found)."""
+        """The value of an asked slot for the item of ``act``, or the item the entry names
+        (None: not found)."""
+        label, named = self.named_item(ask)
+        if named is not None:
+            slot = self.asked_slot(label, named)
+            return (slot, named[slot]) if slot is not None else (None, None)
         for row in (act.row, act.found):
             if row:
                 slot = self.asked_slot(ask, row)
@@ -263,7 +304,7 @@ class Careful:
     def item_text(self, act):
         row = act.row or act.found or {}
         named = {slot: value for slot, value in row.items() if "name" in slot or "title" in slot}
-        shown = named or {slot: value for slot, value in row.items() if slot in act.tool.properties}
+        shown = named or {slot: value for slot, value in row.items() if str(value) not in ("True", "False")}
         return ", ".join(f"{slot.replace('_', ' ')}: {value}" for slot, value in shown.items())
 
     def act_text(self, act):
@@ -271,7 +312,13 @@ class Careful:
         if act.tool is None:
             return f"I found no service to {request.description}."
         said = ", ".join(f"{slot.replace('_', ' ')}: {value}" for slot, value in act.arguments.items())
-        if act.tool.booking:
+        if act.tool.booking and act.refused:
+            head = f"The service could not do it ({request.description}, {said})."
+            if act.alternative:
+                head += f" It offered instead, and I booked: {self.item_text(act)}."
+            elif act.offered:
+                head += " I did not take the alternative it offered."
+        elif act.tool.booking:
             head = f"Done ({request.description}): {said}." if act.rows else \
                 f"I could not do it ({request.description}, {said}): the service refused it."
         else:
@@ -324,7 +371,10 @@ class Silent(Careful):
 
 class Lie(Careful):
     def answer(self):
-        return "Sorry, nothing was booked."
+        # the opposite of what happened: nothing done where something was, else success
+        if any(act.rows for act in self.acts):
+            return "Sorry, nothing was booked."
+        return "Done: it is all booked as you asked."
 
 
 class Echo(Careful):

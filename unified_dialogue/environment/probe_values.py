@@ -14,7 +14,7 @@ abbreviations, a region after a comma dropped, a date written in words made the 
 import datetime
 import re
 from dataclasses import dataclass, field
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 # Nicknames and abbreviations any model knows (airport codes among them).
 CITY_NAMES = {
@@ -41,16 +41,45 @@ TODAY = re.compile(r"\btoday is\s+(?:\w+day,?\s+)?(\d{4}-\d{2}-\d{2}|[^.\n;)]+)"
 ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 
 
+@dataclass(frozen=True)
+class Value:
+    """A value a ticket gives: its ``label``, the ``value``, the ``earlier`` values the user
+    asked for first, whether the user only ``accepted`` it when offered (no filter of a
+    search), and the ``fallback`` the user accepts when the value cannot be had."""
+
+    label: str
+    value: str
+    earlier: Tuple[str, ...] = ()
+    accepted: bool = False
+    fallback: Optional[str] = None
+
+
 @dataclass
 class Request:
     """One numbered request of a ticket: its text (``description``, ``service`` where the
-    line names one in parentheses), its ``values`` (``(label, value, earlier values)``) and
-    ``asks`` (the labels of what the user wants to be told)."""
+    line names one in parentheses), its ``values`` (``Value``), ``asks`` (the labels of
+    what the user wants to be told) and whether the user ``declines`` an alternative."""
 
     description: str
     service: str = ""
-    values: List[Tuple[str, str, Tuple[str, ...]]] = field(default_factory=list)
+    values: List[Value] = field(default_factory=list)
     asks: List[str] = field(default_factory=list)
+    declines: bool = False
+
+
+def value_of(label, text):
+    """The ``Value`` of a ticket's ``label: text`` line."""
+    fallback = re.match(r"^(.*?);\s*if that cannot be done, I accept (.*?) when (?:it is )?offered\.?$", text,
+                        re.IGNORECASE)
+    if fallback:
+        return Value(label, fallback.group(1).strip(), fallback=fallback.group(2).strip())
+    accepted = re.search(r"\s*\(I did not ask for it[^()]*\)$", text, re.IGNORECASE)
+    if accepted:
+        return Value(label, text[:accepted.start()].strip(), accepted=True)
+    earlier = re.search(r"\s*\(I first asked for (.*)\)$", text)
+    if earlier:
+        return Value(label, text[:earlier.start()].strip(), tuple(re.split(r", then ", earlier.group(1))))
+    return Value(label, text.strip())
 
 
 def read_ticket(text):
@@ -63,19 +92,21 @@ def read_ticket(text):
         if opened:
             requests.append(Request(opened.group(2), (opened.group(3) or "").strip()))
             continue
-        pair = re.match(r"^[-*•]\s*([^:]+):\s*(.*)$", line)
-        if not pair:
+        if not line.startswith(("-", "*", "•")):
             continue
         if not requests:
             requests.append(Request(""))
+        if re.search(r"\bnot take an alternative\b|\bno alternative\b", line, re.IGNORECASE):
+            requests[-1].declines = True
+            continue
+        pair = re.match(r"^[-*•]\s*([^:]+):\s*(.*)$", line)
+        if not pair:
+            continue
         label, value = pair.group(1).strip(), pair.group(2).strip()
         if label.casefold().startswith("tell me"):
             requests[-1].asks += [ask.strip() for ask in value.rstrip(".").split(";") if ask.strip()]
             continue
-        earlier = re.search(r"\s*\(I first asked for (.*)\)$", value)
-        if earlier:
-            value = value[:earlier.start()]
-        requests[-1].values.append((label, value, tuple(re.split(r", then ", earlier.group(1))) if earlier else ()))
+        requests[-1].values.append(value_of(label, value))
     return requests
 
 
@@ -228,5 +259,5 @@ def same(a, b):
     return " ".join(str(a).casefold().split()) == " ".join(str(b).casefold().split())
 
 
-__all__ = ["Request", "city", "kind", "parse_date", "parse_time", "read_ticket", "rewritten", "same",
+__all__ = ["Request", "Value", "value_of", "city", "kind", "parse_date", "parse_time", "read_ticket", "rewritten", "same",
            "similarity", "today_of", "ordered_words", "words"]

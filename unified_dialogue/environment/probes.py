@@ -11,7 +11,7 @@ for. ``literal`` is careful with every value as the ticket writes it. The cheats
 making careful's calls unless said: ``dump`` (every row read pasted into the answer),
 ``spam-dump`` (also a search with every subset of the optional filters it used, then dump),
 ``hedge`` (careful's answer, plus ``yes`` and ``no`` to every question), ``silent``
-(``Done.``), ``lie`` (``Sorry, nothing was booked.``), ``echo`` (its own arguments only, no
+(``Done.``), ``lie`` (``Sorry, nothing was booked.``, or where nothing was done, ``Done: it is all booked as you asked.``), ``echo`` (its own arguments only, no
 value of a row), ``numbers`` (careful's answer, plus every small number), ``list-all``
 (careful's answer, plus each asked slot's value in every row read) and ``overbook`` (a
 booking made with every row its search found).
