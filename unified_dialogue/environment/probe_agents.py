@@ -14,7 +14,7 @@ from .probe_values import ordered_words, read_ticket, rewritten, same, similarit
 
 # The first word of a tool's description that says it changes something (a booking).
 BOOKING_VERBS = frozenset("book reserve make buy purchase schedule add transfer play rent set create request send "
-                          "pay order".split())
+                          "pay order call hire".split())
 # A label fits an argument when its words are this close (similarity); below, it is not used.
 FIT = 0.6
 MOST_ROWS_BOOKED = 5
@@ -138,6 +138,11 @@ class Careful:
                     if known is not None:
                         act.arguments[slot] = known
             yield from self.book(act, [act.found])
+            if not act.tool.booking and any(self.named_item(ask)[1] is None and " of " in ask for ask in request.asks):
+                # a question about an item this search did not return: the search with fewer filters
+                required = {slot: value for slot, value in act.arguments.items() if slot in act.tool.required}
+                if required != act.arguments:
+                    yield from self.call((act.tool, required))
         yield from self.extra_calls()
         return self.answer()
 
@@ -265,7 +270,8 @@ class Careful:
         scored = []
         for slot in row:
             named = words(slot)
-            if not named or ("name" in slot and "name" not in plain) or len(named & said) / len(named) < 0.5:
+            shared = len(named & said)
+            if not named or ("name" in slot and "name" not in plain) or not (shared >= 2 or shared / len(named) > 0.5):
                 continue
             first = min((position for position, word in enumerate(order) if word in named or SYNONYMS.get(word) in named),
                         default=len(order))
@@ -303,8 +309,7 @@ class Careful:
 
     def item_text(self, act):
         row = act.row or act.found or {}
-        named = {slot: value for slot, value in row.items() if "name" in slot or "title" in slot}
-        shown = named or {slot: value for slot, value in row.items() if str(value) not in ("True", "False")}
+        shown = {slot: value for slot, value in row.items() if str(value) not in ("True", "False")}
         return ", ".join(f"{slot.replace('_', ' ')}: {value}" for slot, value in shown.items())
 
     def act_text(self, act):
