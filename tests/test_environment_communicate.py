@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import checksums, fixture_dir
-from unified_dialogue.environment import communicate as c
+from unified_dialogue.environment import communicate as c, reading, yes_no
 from unified_dialogue.environment.communicate import confirms, mentions, said_about
 from unified_dialogue.tools import answer_agreement
 
@@ -56,10 +56,10 @@ def test_a_value_is_not_found_inside_another_word_or_number(text, forms):
 
 
 def test_spellings_and_normal_form():
-    assert "5:30 pm" in c.spellings("17:30") and "March 5th" in c.spellings("2019-03-05")
-    assert "17:30" in c.spellings("5:30 pm") and "323-852-7000" in c.spellings("+1 323-852-7000")
-    assert c.normal("Hi. Costs $5, ok") == "hi\ncosts 5 , ok"
-    assert c.word("street") == "st" and c.word("three") == "3" and c.word("pets") == "pets"
+    assert "5:30 pm" in reading.spellings("17:30") and "March 5th" in reading.spellings("2019-03-05")
+    assert "17:30" in reading.spellings("5:30 pm") and "323-852-7000" in reading.spellings("+1 323-852-7000")
+    assert reading.normal("Hi. Costs $5, ok") == "hi\ncosts 5 , ok"
+    assert reading.word("street") == "st" and reading.word("three") == "3" and reading.word("pets") == "pets"
 
 
 @PURE
@@ -115,6 +115,24 @@ def test_a_dump_of_every_row_gives_nothing():
     assert c.small_number(["12"]) and not c.small_number(["4.5"]) and not c.small_number(["$120"])
 
 
+NAMES = st.lists(st.sampled_from(["Sakura", "Almaden House", "Blue Gingko", "Blue Gingko Blackhawk", "Sino", "Hana",
+                                  "Royal Rangoon", "Ariake"]), min_size=2, max_size=5, unique=True)
+PHONES = st.lists(st.from_regex(r"\A[2-9]\d\d-\d\d\d-\d\d\d\d\Z"), min_size=5, max_size=5, unique=True)
+
+
+@PURE
+@given(NAMES, PHONES, st.sampled_from(["{name}: {phone}", "{name} can be reached at {phone}.",
+                                       "- **{name}**, phone {phone}", "The phone of {name} is {phone}."]))
+def test_the_asked_item_s_value_counts_and_a_dump_never_does(names, phones, line):
+    items = [([[name]], [phone]) for name, phone in zip(names, phones)]
+    (asked, value), others = items[0], items[1:]
+    careful = line.format(name=names[0], phone=phones[0])
+    assert said_about(f"Done. {careful}", asked, "phone_number", value, others)
+    dump = "\n".join(line.format(name=name, phone=phone) for name, phone in zip(names, phones))
+    assert not said_about(dump, asked, "phone_number", value, others)
+    assert not said_about(" ".join(reversed(phones[:len(names)])), asked, "phone_number", value, others)
+
+
 def test_a_value_said_before_any_item_counts_only_where_no_other_item_is_named():
     assert said_about("It is 21 degrees.", [], "temperature", ["21"], [])
     assert not said_about("Phone 555-9999. Alameda Gardens is nice.", ALMADEN, "phone_number", ["555-9999"],
@@ -124,29 +142,47 @@ def test_a_value_said_before_any_item_counts_only_where_no_other_item_is_named()
 def test_an_item_is_named_by_distinctive_values_only():
     flight = [["American Airlines"], ["10:00"]]
     other = [([["American Airlines"], ["14:00"]], ["$300"])]
-    names = c.named(c.normal("The American Airlines flight at 10 am costs $200"), [flight, other[0][0]])
+    names = c.named(reading.normal("The American Airlines flight at 10 am costs $200"), [flight, other[0][0]])
     assert [index for _, _, index in names] == [0]
     assert said_about("The American Airlines flight at 10 am costs $200.", flight, "price", ["200"], other)
     assert not said_about("The American Airlines flight at 2 pm costs $200.", flight, "price", ["200"], other)
-    longer = c.named(c.normal("Blue Gingko Blackhawk"), [[["Blue Gingko"]], [["Blue Gingko Blackhawk"]]])
+    longer = c.named(reading.normal("Blue Gingko Blackhawk"), [[["Blue Gingko"]], [["Blue Gingko Blackhawk"]]])
     assert [index for _, _, index in longer] == [1]
 
 
 def test_attribution_takes_the_item_named_last_before_else_first_after():
-    text = c.normal("X is here. Phone for Y: 1. Then 2")
+    text = reading.normal("X is here. Phone for Y: 1. Then 2")
     names = [(0, 1, 0), (text.index("y"), text.index("y") + 1, 1)]
-    bounds = c.sentences(text)
-    assert c.attributed(text.index("1"), names, bounds) == 1
-    assert c.attributed(text.index("phone"), names, bounds) == 1
-    assert c.attributed(text.index("2"), names, bounds) == 1
-    assert c.attributed(0, [], bounds) is None
-    assert c.about_asked(0, [], bounds) and not c.about_asked(0, [(5, 6, 1)], bounds)
+    bounds = reading.sentences(text)
+    assert c.attributed(text.index("1"), names, bounds) == {1}
+    assert c.attributed(text.index("phone"), names, bounds) == {1}
+    assert c.attributed(text.index("2"), names, bounds) == {1}
+    assert c.attributed(0, [], bounds) == set()
+    assert c.about_asked(frozenset(), []) and not c.about_asked(frozenset(), [(5, 6, 1)])
+    assert c.about_asked(frozenset({0, 1}), [(0, 1, 0), (5, 6, 1)])
+    both = c.normal("X and Y. Then 2")
+    assert c.attributed(both.index("2"), [(0, 1, 0), (6, 7, 1)], c.sentences(both)) == {0, 1}
+
+
+def test_another_item_s_value_counts_against_the_asked_one():
+    assert c.against(frozenset({1}), 1, True, ["555"])
+    assert c.against(frozenset({0, 1}), 1, False, ["555"]) and not c.against(frozenset({0, 1}), 1, True, ["555"])
+    assert c.against(frozenset(), 1, False, ["555"]) and not c.against(frozenset(), 1, False, ["2"])
+    assert not c.against(frozenset({0}), 1, False, ["555"])
+
+
+def test_a_value_said_after_a_sentence_naming_two_items_counts_for_both():
+    other = [(ALAMEDA, ["555-1234"])]
+    text = "I booked Almaden House instead of Alameda Gardens. Their phone is 555-9999."
+    assert said_about(text, ALMADEN, "phone_number", ["555-9999"], other)
+    dump = "Almaden House and Alameda Gardens. Phones: 555-9999, 555-1234."
+    assert not said_about(dump, ALMADEN, "phone_number", ["555-9999"], other)
 
 
 def test_clauses_and_sentences():
-    text = c.normal("No, it is not furnished and pets are allowed. Bye!")
-    assert [text[s:e] for s, e in c.clauses(text)] == ["no", "it is not furnished", "pets are allowed", "bye"]
-    assert len(c.sentences(text)) == 2
+    text = reading.normal("No, it is not furnished and pets are allowed. Bye!")
+    assert [text[s:e] for s, e in reading.clauses(text)] == ["no", "it is not furnished", "pets are allowed", "bye"]
+    assert len(reading.sentences(text)) == 2
 
 
 # ---------------------------------------------------------------- yes or no
@@ -183,6 +219,16 @@ def test_clauses_and_sentences():
     ("The ticket is unrefundable.", "refundable", "False"),
     ("It's not an overnight flight.", "is_redeye", "False"),
     ("Sadly, you cannot get your money back.", "refundable", "False"),
+    ("Vegetarian options, yes", "has_vegetarian_options", "True"),
+    ("Vegetarian options?\nNo.", "has_vegetarian_options", "False"),
+    ("Does it have vegetarian options? It does not.", "has_vegetarian_options", "False"),
+    ("Whether it has vegetarian options: yes", "has_vegetarian_options", "True"),
+    ("Almaden House: has vegetarian options, phone 555-9999", "has_vegetarian_options", "True"),
+    ("has_vegetarian_options: False", "has_vegetarian_options", "False"),
+    ("| Almaden House | 555-9999 | vegetarian: no |", "has_vegetarian_options", "False"),
+    ("A cab for 2 to X. A shared ride.", "shared_ride", "True"),
+    ("The hotel is at 4301 Island Avenue and is a smoke-free property.", "smoking_allowed", "False"),
+    ("They are rated 4.1 and do not serve vegetarian food.", "has_vegetarian_options", "False"),
 ])
 def test_a_yes_or_no_value_said_in_words_counts_and_its_opposite_does_not(text, slot, value):
     opposite = "False" if value == "True" else "True"
@@ -197,6 +243,9 @@ def test_a_yes_or_no_value_said_in_words_counts_and_its_opposite_does_not(text, 
     "Vegetarian options: yes. Vegetarian options: no.",
     "Vegetarian options: yes/no",
     "They have vegetarian options. They have no vegetarian options.",
+    "They might have vegetarian options.",
+    "Vegetarian: yes (or no)",
+    "Do they have vegetarian options?",
 ])
 def test_saying_nothing_or_both_is_no_answer(text):
     for value in ("True", "False"):
@@ -214,13 +263,20 @@ def test_a_yes_or_no_value_is_judged_for_the_item_it_is_about():
 
 
 def test_the_subject_of_a_slot_and_a_clause_s_polarity():
-    assert c.subject("has_seating_outdoors") == "outdoors" and c.subject("arrives_next_day") == "next day"
-    assert c.subject("good_for_kids") == "kids" and c.subject("is_redeye") == "redeye"
-    assert c.polarity("they do not have wifi", "has_wifi") == (17, {False})
-    assert c.polarity("the rating is 4", "has_wifi") == (0, set())
-    assert c.polarity("yes they do not have wifi", "has_wifi")[1] == {True, False}
-    assert c.bare("they do") == {True} and c.bare("you cannot") == {False} and c.bare("its expensive") == set()
-    assert c.answer_words("vegetarian options yes") == {True} and c.answer_words("nope") == {False}
+    assert yes_no.subject("has_seating_outdoors") == "outdoors" and yes_no.subject("arrives_next_day") == "next day"
+    assert yes_no.subject("good_for_kids") == "kids" and yes_no.subject("is_redeye") == "redeye"
+    assert yes_no.polarity("they do not have wifi", "has_wifi") == (17, {False})
+    assert yes_no.polarity("the rating is 4", "has_wifi") == (0, set())
+    assert yes_no.polarity("yes they do not have wifi", "has_wifi")[1] == {True, False}
+    assert yes_no.bare("they do") == {True} and yes_no.bare("you cannot") == {False}
+    assert yes_no.bare("its expensive") == set()
+    assert yes_no.answer_words("vegetarian options yes") == {True} and yes_no.answer_words("nope") == {False}
+    assert yes_no.label("vegetarian options", "has_vegetarian_options") and yes_no.label("a shared ride", "shared_ride")
+    assert not yes_no.label("has vegetarian options", "has_vegetarian_options")
+    assert not yes_no.label("it is unisex", "is_unisex")
+    assert yes_no.question("does it have wifi", True) and not yes_no.question("does it have wifi", False)
+    assert not yes_no.question("it has wifi", True)
+    assert yes_no.whole("a\nb\nc", 2, 3) and not yes_no.whole("a\nb , c", 2, 3)
 
 
 # ---------------------------------------------------------------- bookings

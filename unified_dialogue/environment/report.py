@@ -20,8 +20,8 @@ agent's (an agent that gives its final answer before the user is done cut it sho
 """
 
 from ..core.features import DONTCARE
-# spellings stays importable from here, where it was first defined
-from .communicate import mentions, spellings  # noqa: F401
+from .communicate import mentions
+from .reading import spellings  # noqa: F401 (importable from here, where it was first defined)
 
 
 def plain(text):
