@@ -168,7 +168,7 @@ def test_the_environment_grpo_example_runs_one_step_with_the_environment_on_the_
                           env=environment(), capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-4000:]
     logged = {key: value for entry in json.loads(done.stdout.splitlines()[-1]) for key, value in entry.items()}
-    for name in ("environment_reward", "environment_call_accuracy"):
+    for name in ("environment_reward", "environment_transaction_recall"):
         assert 0.0 <= logged[f"rewards/{name}/mean"] <= 1.0
     assert "tools/call_frequency" in logged
 

@@ -64,7 +64,7 @@ def test_the_gold_agent_earns_1_and_each_call_gets_its_recorded_rows(ready, spli
         recorded.setdefault(row["dialogue_id"], []).append(row)
     for row in ready_split.episodes:
         episode = episode_of(ready_split, row)
-        final = gold.play(episode, gold.actions(chats[row["dialogue_id"]], mode))
+        final = gold.play(episode, gold.actions(chats[row["dialogue_id"]], mode, row["outcome"]))
         assert reward.parts(episode, final) == dict.fromkeys(reward.PARTS, 1.0), row["dialogue_id"]
         assert environment_check.recorded_answers(episode, recorded[row["dialogue_id"]]), row["dialogue_id"]
 
@@ -82,7 +82,7 @@ def test_the_gold_agent_earns_1_under_a_variant_with_the_variants_names(ready, m
     assert set(ready_split.schemas).isdisjoint(original.schemas)
     for row in ready_split.episodes:
         episode = episode_of(ready_split, row)
-        assert reward.parts(episode, gold.play(episode, gold.actions(chats[row["dialogue_id"]], mode)))["reward"] == 1.0
+        assert reward.parts(episode, gold.play(episode, gold.actions(chats[row["dialogue_id"]], mode, row["outcome"])))["reward"] == 1.0
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -93,7 +93,7 @@ def test_no_call_and_a_changed_argument_earn_0_where_there_is_a_transaction(read
     for row in with_transaction:
         services = ready_split.services(row["services"])
         assert reward.parts(episode_of(ready_split, row), "Done.")["reward"] == 0.0
-        changed = environment_check.changed_steps(gold.actions(chats[row["dialogue_id"]], mode), services)
+        changed = environment_check.changed_steps(gold.actions(chats[row["dialogue_id"]], mode, row["outcome"]), services)
         episode = episode_of(ready_split, row)
         parts = reward.parts(episode, gold.play(episode, changed))
         assert parts["reward"] == 0.0 and parts["transaction_recall"] < 1.0, row["dialogue_id"]
@@ -102,7 +102,7 @@ def test_no_call_and_a_changed_argument_earn_0_where_there_is_a_transaction(read
 def test_an_extra_booking_fails_and_lowers_precision(ready):
     ready_split, chats = ready("train")
     row = row_of(ready_split, "sgd/train/2_00089")  # plays one movie
-    steps = gold.actions(chats[row["dialogue_id"]], "ticket")
+    steps = gold.actions(chats[row["dialogue_id"]], "ticket", row["outcome"])
     episode = episode_of(ready_split, row)
     episode.call("Media_1__PlayMovie", {"title": "Another Movie"})
     parts = reward.parts(episode, gold.play(episode, steps))
@@ -112,7 +112,7 @@ def test_an_extra_booking_fails_and_lowers_precision(ready):
 def test_the_same_booking_made_twice_fails_as_the_transactions_are_a_multiset(ready):
     ready_split, chats = ready("train")
     row = row_of(ready_split, "sgd/train/2_00089")  # plays one movie, once
-    steps = gold.actions(chats[row["dialogue_id"]], "ticket")
+    steps = gold.actions(chats[row["dialogue_id"]], "ticket", row["outcome"])
     episode = episode_of(ready_split, row)
     final = gold.play(episode, steps)
     booking = next(call for call in episode.calls if call["tool"] == "Media_1__PlayMovie")
@@ -227,10 +227,12 @@ def test_a_goal_keeps_a_changed_value_in_order_and_adds_the_final_state():
              user([inform("Hotels_1", "city", "LA")], [state("Hotels_1", "Reserve", city="LA", hotel="Ritz")])]
     schemas = {"Hotels_1": {"service_name": "Hotels_1", "intents": [{"name": "Reserve", "is_transactional": True}]}}
     (entry,) = goals.goal(turns, schemas)["intents"]
-    assert entry["transactional"] and entry["constraints"] == [{"slot": "city", "values": ["New York", "LA"]},
-                                                               {"slot": "hotel", "values": ["Ritz"]}]
+    assert entry["transactional"] and entry["constraints"] == [
+        {"slot": "city", "values": ["New York", "LA"], "accepted": False},
+        {"slot": "hotel", "values": ["Ritz"], "accepted": True}]
     text = ticket({"intents": [entry]}, {})
-    assert "- city: LA (I first asked for New York)" in text and "- hotel: Ritz" in text
+    assert "- city: LA (I first asked for New York)" in text
+    assert "- hotel: Ritz (I did not ask for it: I accept it when it is offered)" in text
 
 
 def test_episodes_rows_hold_the_ticket_or_the_first_user_turn(ready):

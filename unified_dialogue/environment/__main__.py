@@ -30,7 +30,7 @@ from ..cli import add_copy_flags, check_output, copy_options, progress, run_comm
 from ..core.errors import ConfigError
 from ..chat.user import STOP, STOP_PLACEHOLDER
 from .play import AGENT, USER, Endpoint, evaluate, finished, run_header
-from .tickets import MODES
+from .tickets import MODES, REPLAY_NOTE
 from .user import UserModel
 
 # Where the endpoints' key is read from unless a flag names another variable.
@@ -44,7 +44,8 @@ def parser():
     made.add_argument("--model", required=True, help="the model name the endpoint serves")
     made.add_argument("--split", required=True, help="train, validation or test")
     made.add_argument("--out", required=True, help="the episodes' JSON lines (resumed where it exists)")
-    made.add_argument("--mode", default="ticket", choices=MODES, help="how the user speaks (default: ticket)")
+    made.add_argument("--mode", default="ticket", choices=MODES,
+                      help=f"how the user speaks (default: ticket); {REPLAY_NOTE}")
     made.add_argument("--variant", help="an SGD-X variant, v1 … v5")
     made.add_argument("--limit", type=int, help="play only the first N episodes of the split")
     made.add_argument("--concurrency", type=int, default=4, help="episodes played at once (default: 4)")

@@ -260,7 +260,8 @@ def reward_function(part="reward", *parts):
 
     Args:
         part: one of ``reward.PARTS``: ``reward`` (1.0 or 0.0), ``transaction_precision``,
-            ``transaction_recall``, ``call_accuracy``, ``requested_values_given``.
+            ``transaction_recall``, ``attempts_made``, ``items_found``, ``requested_values_given``,
+            ``bookings_confirmed``, ``items_named``, ``refusals_told``.
         parts: more parts.
 
     Returns:
@@ -268,7 +269,7 @@ def reward_function(part="reward", *parts):
         completion, or a list of such functions.
 
     Example:
-        >>> GRPOTrainer(..., reward_funcs=reward_function("reward", "call_accuracy"), environment_factory=factories)
+        >>> GRPOTrainer(..., reward_funcs=reward_function("reward", "transaction_recall"), environment_factory=factories)
     """
     made = [EpisodeReward(name) for name in (part, *parts)]
     return made if parts else made[0]

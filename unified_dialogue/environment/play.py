@@ -38,7 +38,7 @@ from . import report, reward
 from ..core.answer import content_text
 from .episode import Episode, error_text
 from .gold import SEND
-from .tickets import SPOKEN, user_text
+from .tickets import REPLAY_NOTE, SPOKEN, user_text
 from .user import MAX_TURNS
 
 # The keys of a line that say which run it belongs to (``run_header``), besides ``user``.
@@ -334,7 +334,9 @@ def evaluate(endpoint, ready, out, *, unseen=(), limit=None, concurrency=4, max_
             ``ended: "error"`` and the ``error``).
 
     Returns:
-        The summary (``summary``) of every line of ``out`` that belongs to the episodes asked for.
+        The summary (``summary``) of every line of ``out`` that belongs to the episodes asked
+        for, with ``left_out`` (the split's dialogues left out of the judged set, by reason)
+        and in ``replay`` mode ``replay`` (``tickets.REPLAY_NOTE``: what the mode suits).
 
     Raises:
         ConfigError: ``out`` holds lines of another run, or what is not an episode's line.
@@ -371,4 +373,8 @@ def evaluate(endpoint, ready, out, *, unseen=(), limit=None, concurrency=4, max_
         # their next request, and none of them is written (they are played again on resume).
         stop.set()
         pool.shutdown(wait=False, cancel_futures=True)
-    return summary([record for key, record in done.items() if key in wanted])
+    made = summary([record for key, record in done.items() if key in wanted])
+    made["left_out"] = dict(ready.left_out)
+    if ready.mode == "replay":
+        made["replay"] = REPLAY_NOTE
+    return made

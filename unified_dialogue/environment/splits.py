@@ -9,7 +9,8 @@ fingerprint.
 
 import os
 import tempfile
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Dict
 
 from .. import load, registry
@@ -52,14 +53,16 @@ def database_file(split, *, variant=None, **load_options):
 
 @dataclass
 class Split:
-    """A split ready to play: ``episodes`` (the ``episodes`` rows of the mode), ``schemas``
-    (service name → schema record), ``path`` (the database file)."""
+    """A split ready to play: ``episodes`` (the judged ``episodes`` rows of the mode),
+    ``schemas`` (service name → schema record), ``path`` (the database file), ``left_out``
+    (the dialogues left out of the judged set, counted by reason: ``environment.leftout``)."""
 
     name: str
     mode: str
     episodes: object
     schemas: Dict[str, dict]
     path: str
+    left_out: Dict[str, int] = field(default_factory=dict)
 
     def services(self, names):
         """The ``Services`` of a dialogue's services ``names``."""
@@ -84,9 +87,11 @@ def prepare(split, *, mode="ticket", variant=None, instruction=None, **load_opti
     ``episodes`` config's own options ``mode`` and ``instruction``)."""
     checked(split, mode, variant)
     variant_option = {"variant": variant} if variant else {}
-    episodes = load("sgd", "episodes", split=split, mode=mode, instruction=instruction, **variant_option,
-                    **load_options)
+    every = load("sgd", "episodes", split=split, mode=mode, instruction=instruction, **variant_option,
+                 **load_options)
+    left_out = dict(sorted(Counter(reason for reason in every["left_out"] if reason).items()))
+    episodes = every.filter(lambda reason: not reason, input_columns=["left_out"]) if left_out else every
     schemas = {row["service_name"]: row for row in load("sgd", "schema", split=split, **variant_option,
                                                         **load_options)}
     path = database_file(split, variant=variant, **load_options)
-    return Split(split, mode, episodes, schemas, path)
+    return Split(split, mode, episodes, schemas, path, left_out)

@@ -13,6 +13,9 @@ MODES = ("ticket", "replay", "simulated")
 # The modes whose user the agent reaches through send_message_to_user: the corpus's user
 # turns replayed, or a model playing the user (``environment.user``).
 SPOKEN = ("replay", "simulated")
+# What replay mode is: the evaluation command's help and summary say it.
+REPLAY_NOTE = ("replay: the user replays the corpus's turns in SGD's order, whatever the agent said, so it "
+               "suits agents that ask as SGD's system did; simulated is the reactive mode")
 
 
 @functools.lru_cache(maxsize=None)

@@ -10,24 +10,27 @@ judged is every message the agent sent the user and its final answer.
 - ``items_named``: each item the user settled on without booking it (the outcome's
   ``found``) is named by its identifying values;
 - ``refusals_told``: where the gold's only attempt at a booking was refused, the answer
-  says so (one of ``REFUSAL_WORDS``).
+  says so (a clause saying a booking failed, ``communicate.failed``).
 
 Each is 1.0 where there is nothing to judge.
 """
 
 from . import communicate
 from .final_state import ratio, unanswered_refusals
-from .report import spellings
+from .reading import clauses, normal
 
-# The words that tell a user a request could not be carried out.
-REFUSAL_WORDS = ("could not", "couldn't", "cannot", "can't", "unable", "failed", "unavailable", "not available",
-                 "no availability", "not possible", "unsuccessful", "was not", "wasn't", "sorry")
 YES_NO = frozenset({"true", "false"})
 
 
 def every_form(values):
-    """The forms of values as said, with a time's or a date's spoken forms."""
-    return list(dict.fromkeys(form for value in values for form in spellings(value)))
+    """The forms of values, each once (``communicate`` finds a time's or a date's spoken forms)."""
+    return list(dict.fromkeys(values))
+
+
+def refusal_told(text):
+    """Whether a clause of ``text`` says the booking failed."""
+    normal_text = normal(text)
+    return any(communicate.failed(normal_text[start:end]) for start, end in clauses(normal_text))
 
 
 def item_forms(item):
@@ -55,6 +58,8 @@ def other_items(episode, entry):
                for item in asked):
             continue
         other = ([every_form([value]) for value in values if value is not None], every_form([row[entry["slot"]]]))
+        if row[entry["slot"]] in values:  # a value that names its item (a hotel named for its street)
+            continue
         if other not in others:
             others.append(other)
     return others
@@ -87,7 +92,7 @@ def parts(episode, final_answer):
         "requested_values_given": [value_given(episode, entry, text) for entry in outcome["told"]],
         "bookings_confirmed": [confirmed(entry, text) for entry in outcome["transactions"]],
         "items_named": [named(entry, text) for entry in outcome.get("found") or ()],
-        "refusals_told": [communicate.mentions(text, REFUSAL_WORDS) for _ in unanswered_refusals(outcome)[:1]],
+        "refusals_told": [refusal_told(text) for _ in unanswered_refusals(outcome)[:1]],
     }
     result = {name: ratio(sum(found), len(found), 0) for name, found in checks.items()}
     return {**result, "told_ok": all(all(found) for found in checks.values())}

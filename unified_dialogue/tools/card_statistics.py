@@ -18,6 +18,10 @@ def view_figures(corpus, per_split):
         lines.append(f"| {sentence('table_context_turns')} | " + " | ".join(
             f"{per_split[s]['context_turns']:.2f}" if s in per_split and "context_turns" in per_split[s] else "–"
             for s in splits) + " |")
+    reasons = sorted({reason for s in per_split.values() for reason in s.get("left_out", ())})
+    for reason in reasons:  # episodes left out of the judged set (environment.leftout)
+        lines.append(f"| {sentence('table_left_out', reason=reason)} | " + " | ".join(
+            number(per_split[s].get("left_out", {}).get(reason, 0)) if s in per_split else "–" for s in splits) + " |")
     return "\n".join(lines)
 
 

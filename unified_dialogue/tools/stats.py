@@ -123,6 +123,9 @@ def view_statistics(dataset_dict):
         if "context" in ds.column_names and ds.num_rows:
             mean = pc.mean(pc.list_value_length(ds.data.column("context"))).as_py()
             entry["context_turns"] = round(mean, 2)
+        if "left_out" in ds.column_names:  # the environment's episodes: those not judged, by reason
+            reasons = [reason for reason in ds.data.column("left_out").to_pylist() if reason]
+            entry["left_out"] = {reason: reasons.count(reason) for reason in sorted(set(reasons))}
         figures[split] = entry
     return figures
 

@@ -149,7 +149,7 @@ def goal(turns, schemas):
         >>> goal(record["dialog"], {s["service_name"]: s for s in record["knowledge"]["value"]["schema"]})
     """
     intents, active, final = {}, {}, {}
-    refused = set()
+    refused, informed = set(), set()  # the intents refused; every value the user said (case folded)
     for turn in turns:
         if speaker(turn) != USER:
             refused |= {(service, call["method"]) for call in [turn["query"]] if call
@@ -178,9 +178,17 @@ def goal(turns, schemas):
                 elif pair["values"]:
                     add_value(entry["constraints"], pair["slot"], canonical(pair["values"][0]))
                     entry["accepted"].discard(pair["slot"])
+                    informed.update(form.casefold() for form in forms(pair))
     for key, state in final.items():
         for pair in state["informed_slot_value_table"] or ():
-            if pair["values"] and add_value(intents[key]["constraints"], pair["slot"], canonical(pair["values"][0])):
+            if not pair["values"]:
+                continue
+            known = intents[key]["constraints"].get(pair["slot"], [])
+            if known and any(same(known[-1], form) for form in forms(pair)):
+                continue  # the same value, in another of its forms
+            value = canonical(pair["values"][0])
+            if add_value(intents[key]["constraints"], pair["slot"], value) and \
+                    not any(form.casefold() in informed for form in forms(pair)):
                 intents[key]["accepted"].add(pair["slot"])
     done = booked(turns, schemas)
     for key in refused & set(intents):
@@ -253,13 +261,13 @@ def outcome(turns, schemas):
         for act in turn["dialog_acts"] or ():
             naming = set(service_identifying(schemas.get(act["domain"], {})))
             for pair in act["slot_value_table"] if act["act"] in NAMING else ():
-                if not pair["values"]:
-                    continue
-                canon = canonical(pair["values"][0])
-                key = (act["domain"], pair["slot"], canon.casefold())
-                said[key] = list(dict.fromkeys([canon] + said.get(key, []) + forms(pair)))
-                if pair["slot"] in naming:
-                    current.setdefault(act["domain"], {})[pair["slot"]] = said[key]
+                for value in pair["values"]:  # an offer of two items names both, the first current
+                    canon = canonical(value)
+                    key = (act["domain"], pair["slot"], canon.casefold())
+                    said[key] = list(dict.fromkeys([canon] + said.get(key, []) + [value["value"]]))
+                if pair["values"] and pair["slot"] in naming:
+                    first = (act["domain"], pair["slot"], canonical(pair["values"][0]).casefold())
+                    current.setdefault(act["domain"], {})[pair["slot"]] = said[first]
         if speaker(turn) == USER:
             requested = {(act["domain"], pair["slot"]) for act in turn["dialog_acts"] or ()
                          if act["act"] == REQUEST for pair in act["slot_value_table"]}

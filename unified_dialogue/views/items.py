@@ -1,14 +1,14 @@
 """The item a call finds or books, declared per intent in ``items.json`` (the one place):
 the slots whose values identify it (a restaurant by its name, a flight by its airline and
 departure time, a booking by its item and date). An intent the file does not list (a
-service the file predates) is identified by its result slots named ``*_name``.
+service the file predates, an SGD-X variant's renamed intents) declares no item: what it
+finds is judged by the values the user asked for, as a forecast's is (a guess from slot
+names would pick ``director_name`` for a film).
 """
 
 import functools
 import json
 from importlib import resources
-
-NAME_SUFFIX = "_name"
 
 
 @functools.lru_cache(maxsize=None)
@@ -27,10 +27,7 @@ def identifying(schema, intent):
         ['restaurant_name', 'date', 'time']
     """
     names = {slot["name"] for slot in schema.get("slots", ())}
-    if intent in declared():
-        return [slot for slot in declared()[intent] if slot in names]
-    found = next((i for i in schema.get("intents", ()) if i["name"] == intent), {})
-    return [slot for slot in found.get("result_slots", ()) if slot.endswith(NAME_SUFFIX)]
+    return [slot for slot in declared().get(intent, ()) if slot in names]
 
 
 def service_identifying(schema):

@@ -1,0 +1,194 @@
+"""The judge's rules, each a small pure function: refused calls, items, the goal's asked and
+accepted values, the ticket, the values a model can produce, left-out episodes and the
+reward's criteria on SGD's fixtures (the gold agent 1.0, a refused booking no transaction,
+a wrong item or a silent answer 0.0)."""
+
+import json
+
+import pytest
+
+from conftest import checksums, fixture_dir
+from unified_dialogue import load
+from unified_dialogue.chat import agent
+from unified_dialogue.chat.ticket import TODAY, ticket
+from unified_dialogue.core import features
+from unified_dialogue.environment import episode as episode_module
+from unified_dialogue.environment import found, gold, leftout, reward, splits, told
+from unified_dialogue.environment.episode import Episode
+from unified_dialogue.environment.services import Services
+from unified_dialogue.views import goals, items
+
+SCHEMA = {"service_name": "Restaurants_2", "description": "",
+          "slots": [{"name": n, "description": n, "is_categorical": n == "has_vegetarian_options",
+                     "possible_values": ["True", "False"] if n == "has_vegetarian_options" else []}
+                    for n in ("restaurant_name", "location", "date", "time", "phone_number", "has_vegetarian_options")],
+          "intents": [{"name": "FindRestaurants", "description": "", "is_transactional": False,
+                       "required_slots": ["location"], "optional_slots": [],
+                       "result_slots": ["restaurant_name", "location", "phone_number", "has_vegetarian_options"]},
+                      {"name": "ReserveRestaurant", "description": "", "is_transactional": True,
+                       "required_slots": ["restaurant_name", "location", "time"],
+                       "optional_slots": [{"slot": "date", "value": "2019-03-01"}],
+                       "result_slots": ["restaurant_name", "location", "date", "time"]}]}
+SCHEMAS = {"Restaurants_2": SCHEMA}
+
+
+def act(kind, slot="", *values, domain="Restaurants_2"):
+    return {"act": kind, "domain": domain, "slot_value_table": [
+        {"slot": slot, "values": [{"value": v, "cononical_value": c} for v, c in values]}] if slot else
+        [{"slot": "", "values": []}]}
+
+
+def turn(role, acts, states=(), query=None, results=None):
+    return {"roles": [role], "utterance": "", "dialog_acts": acts, "belief_state": list(states),
+            "query": query, "querying_result": None if results is None else {"results": results}}
+
+
+def state(intent, **slots):
+    return {"intent": intent, "domain": "Restaurants_2", "informed_slot_value_table": [
+        {"slot": slot, "values": [{"value": value, "cononical_value": value}]} for slot, value in slots.items()]}
+
+
+def call(method, **arguments):
+    return {"domain": "Restaurants_2", "method": method,
+            "parameters": [{"slot": k, "value": v} for k, v in arguments.items()]}
+
+
+ROW = [{"slot": "restaurant_name", "value": "Lalla Grill"}, {"slot": "time", "value": "18:30"}]
+# the user asks for 6:45 pm, the service refuses and offers 6:30 pm, the user takes it
+REFUSED_THEN_BOOKED = [
+    turn("USER", [act("INFORM", "time", ("6:45 pm", "18:45")), act("INFORM", "restaurant_name", ("Lalla", "Lalla")),
+                  act("INFORM", "location", ("San Jose", "San Jose"))],
+         [state("ReserveRestaurant", time="6:45 pm", restaurant_name="Lalla", location="San Jose")]),
+    turn("SYSTEM", [act("OFFER", "time", ("6:30 pm", "18:30")), act("NOTIFY_FAILURE")],
+         query=call("ReserveRestaurant", restaurant_name="Lalla Grill", location="San Jose", time="18:45"),
+         results=[ROW]),
+    turn("USER", [act("AFFIRM")], [state("ReserveRestaurant", time="6:30 pm", restaurant_name="Lalla",
+                                         location="San Jose")]),
+    turn("SYSTEM", [act("NOTIFY_SUCCESS")],
+         query=call("ReserveRestaurant", restaurant_name="Lalla Grill", location="San Jose", time="18:30"),
+         results=[ROW]),
+]
+
+
+def test_sgds_act_names_are_defined_once_beside_dontcare():
+    assert (features.INFORM, features.NOTIFY_FAILURE, features.DONTCARE) == ("INFORM", "NOTIFY_FAILURE", "dontcare")
+
+
+def test_a_refused_call_is_no_transaction_and_the_accepted_alternative_is():
+    gold_outcome = goals.outcome(REFUSED_THEN_BOOKED, SCHEMAS)
+    assert [c["arguments"][-1]["value"] for c in gold_outcome["refused"]] == ["18:45"]
+    assert [c["arguments"][-1]["value"] for c in gold_outcome["transactions"]] == ["18:30"]
+    (entry,) = goals.goal(REFUSED_THEN_BOOKED, SCHEMAS)["intents"]
+    assert entry["on_refusal"] == "accept"
+    time = next(c for c in entry["constraints"] if c["slot"] == "time")
+    assert time == {"slot": "time", "values": ["18:45", "6:30 pm"], "accepted": True}
+
+
+def test_a_refused_booking_declined_says_so_in_the_ticket():
+    declined = REFUSED_THEN_BOOKED[:2] + [turn("USER", [act("NEGATE")])]
+    (entry,) = goals.goal(declined, SCHEMAS)["intents"]
+    assert entry["on_refusal"] == "decline" and not goals.outcome(declined, SCHEMAS)["transactions"]
+    assert "I do not take an alternative" in ticket(goals.goal(declined, SCHEMAS), SCHEMAS)
+
+
+def test_the_refusal_has_one_form_with_the_alternative_where_offered():
+    assert agent.refusal([]) == {"refused": agent.REFUSED}
+    assert json.loads(agent.results_text({"results": [ROW]}, refused=True)) == {
+        "refused": agent.REFUSED, agent.OFFERED: {"restaurant_name": "Lalla Grill", "time": "18:30"}}
+    assert agent.refused_call({"domain": "Restaurants_2"}, [act("NOTIFY_FAILURE")])
+    assert not agent.refused_call({"domain": "Hotels_1"}, [act("NOTIFY_FAILURE")])
+
+
+def test_items_are_declared_per_intent_and_an_unlisted_intent_has_none():
+    assert items.identifying(SCHEMA, "ReserveRestaurant") == ["restaurant_name", "date", "time"]
+    assert items.identifying(SCHEMA, "FindRestaurants") == ["restaurant_name"]
+    assert items.identifying(SCHEMA, "GetWeather") == [] and items.identifying(SCHEMA, "MovieSearch") == []
+
+
+def test_told_values_carry_their_item_and_a_ticket_names_an_item_not_the_last():
+    turns = [turn("USER", [act("INFORM", "location", ("San Jose", "San Jose"))],
+                  [state("FindRestaurants", location="San Jose")]),
+             turn("SYSTEM", [act("OFFER", "restaurant_name", ("Sino", "Sino"))],
+                  query=call("FindRestaurants", location="San Jose"), results=[]),
+             turn("USER", [act("REQUEST", "phone_number")]),
+             turn("SYSTEM", [act("INFORM", "phone_number", ("408-1", "408-1"))]),
+             turn("USER", [act("REQUEST", "phone_number")]),
+             turn("SYSTEM", [act("OFFER", "restaurant_name", ("Tofu", "Tofu")), act("INFORM", "phone_number",
+                                                                                  ("408-2", "408-2"))])]
+    gold_outcome = goals.outcome(turns, SCHEMAS)
+    assert [(t["values"], t["item"][0]["values"]) for t in gold_outcome["told"]] == [
+        (["408-1"], ["Sino"]), (["408-2"], ["Tofu"])]
+    assert gold_outcome["found"][0]["item"] == [{"slot": "restaurant_name", "values": ["Tofu"]}]
+    text = ticket(goals.goal(turns, SCHEMAS), SCHEMAS)
+    assert "- Tell me: phone_number of Sino; phone_number." in text and f"({TODAY})" in text
+
+
+def test_aliases_map_the_users_words_to_the_services_form():
+    services = Services([SCHEMA])
+    aliases = episode_module.aliases(services, [{"service": "Restaurants_2", "slot": "date",
+                                                 "values": ["2019-03-01", "today"]}])
+    assert aliases == {("Restaurants_2", "date", "today"): "2019-03-01"}
+
+
+def test_nothing_to_judge_is_left_out_and_a_booking_is_not():
+    empty = {"transactions": [], "refused": [], "found": [], "told": []}
+    assert leftout.left_out(empty, {"intents": []}) == "nothing_to_judge"
+    assert leftout.left_out({**empty, "transactions": [{}]}, {"intents": []}) == ""
+    assert set(leftout.REASONS) == {"nothing_to_judge"}
+
+
+# ---------------------------------------------------------------- the criteria on the fixtures
+
+@pytest.fixture(scope="module")
+def validation(tmp_path_factory):
+    options = {"data_dir": str(fixture_dir("sgd")), "checksums": checksums("sgd"),
+               "cache_dir": str(tmp_path_factory.mktemp("judge"))}
+    ready = splits.prepare("validation", **options)
+    chats = {row["dialogue_id"]: row["messages"] for row in load("sgd", "agent-chat", split="validation", **options)}
+    return ready, chats
+
+
+def played(ready, chats, row, final=None):
+    episode = Episode(ready.services(row["services"]), ready.path, row)
+    answer = gold.play(episode, gold.actions(chats[row["dialogue_id"]], "ticket", row["outcome"]))
+    return episode, answer if final is None else final
+
+
+def test_the_composed_gold_answer_earns_1_and_silence_or_a_lie_0_where_something_is_told(validation):
+    ready, chats = validation
+    judged = 0
+    for row in ready.episodes:
+        episode, answer = played(ready, chats, row)
+        assert reward.parts(episode, answer) == dict.fromkeys(reward.PARTS, 1.0), row["dialogue_id"]
+        outcome = row["outcome"]
+        if outcome["told"] or outcome["transactions"] or outcome["found"]:
+            judged += 1
+            for lie in ("Done.", "Sorry, nothing was booked."):
+                assert reward.parts(episode, lie)["reward"] == 0.0, (row["dialogue_id"], lie)
+    assert judged
+
+
+def test_a_value_for_another_item_or_a_dump_of_rows_is_not_told(validation):
+    ready, chats = validation
+    checked = 0
+    for row in ready.episodes:
+        episode, answer = played(ready, chats, row)
+        dump = "\n".join(json.dumps(r) for _, r in episode.rows)
+        for entry in row["outcome"]["told"]:
+            others = told.other_items(episode, entry)
+            if entry["item"] and others and not told.is_yes_no(episode, entry["service"], entry["slot"]):
+                checked += 1
+                assert not told.value_given(episode, entry, dump), (row["dialogue_id"], entry)
+    assert checked
+
+
+def test_an_item_is_found_only_by_a_row_holding_its_values(validation):
+    ready, chats = validation
+    rows = [row for row in ready.episodes if row["outcome"]["found"]]
+    assert rows
+    for row in rows:
+        episode, _ = played(ready, chats, row)
+        entry = row["outcome"]["found"][0]
+        assert found.is_found(episode, entry)
+        wrong = {**entry, "item": [{**slot, "values": ["no such item"]} for slot in entry["item"]]}
+        assert not found.is_found(episode, wrong)
