@@ -16,6 +16,7 @@ agree episode by episode (a ``warning:`` line for each that does not).
 
 import argparse
 import contextlib
+import dataclasses
 import inspect
 import io
 import json
@@ -61,10 +62,11 @@ def checked(args):
     if args.out_dir is not None:
         if not os.path.isdir(args.out_dir):
             raise ConfigError(f"--out-dir {args.out_dir}: no such folder")
-        kept = [name for name in names if os.path.exists(os.path.join(args.out_dir, f"{name}.jsonl"))]
+        kept = [name for name in names if any(os.path.exists(os.path.join(args.out_dir, f"{name}{part}.jsonl"))
+                                              for part in ("", "-left-out"))]
         if kept:  # lines of an earlier reward would be resumed, not played again
-            raise ConfigError(f"--out-dir {args.out_dir}: it holds {kept[0]}.jsonl of an earlier run; give an "
-                              f"empty folder")
+            raise ConfigError(f"--out-dir {args.out_dir}: it holds lines of the {kept[0]} probe from an earlier "
+                              f"run; give an empty folder")
     if args.summary:
         check_output(args.summary, "--summary", [args.data_dir, args.checksums])
     return names
@@ -141,16 +143,30 @@ def beaten(results):
     return lines
 
 
-def play_all(ready, names, limit, out_dir, show):
-    """``{probe: {id: episode line}}``, each probe played in process."""
+def left_out_split(ready, options):
+    """The split's episodes left out of the judged set, as a ``splits.Split`` (None: none)."""
+    from .. import load
+
+    if not getattr(ready, "left_out", None):
+        return None
+    every = load("sgd", "episodes", split=ready.name, mode=ready.mode, **options)
+    left = every.filter(lambda reason: bool(reason), input_columns=["left_out"])
+    return dataclasses.replace(ready, episodes=left)
+
+
+def play_all(parts, names, limit, out_dir, show):
+    """``{probe: {id: episode line}}``, each probe played in process on each of ``parts``
+    (``(name, splits.Split)``: the judged episodes, the left-out ones)."""
     from ..environment.play import evaluate, finished
 
     played = {}
     for name in names:
-        out = os.path.join(out_dir, f"{name}.jsonl")
-        evaluate(probes.ProbeEndpoint(name), ready, out, limit=limit, concurrency=1,
-                 progress=(lambda done, total, name=name: show(name, done, total)) if show else None)
-        played[name] = finished(out)
+        played[name] = {}
+        for part, ready in parts:
+            out = os.path.join(out_dir, f"{name}{part}.jsonl")
+            evaluate(probes.ProbeEndpoint(name), ready, out, limit=limit, concurrency=1,
+                     progress=(lambda done, total, name=name: show(name, done, total)) if show else None)
+            played[name].update(finished(out))
     return played
 
 
@@ -234,7 +250,9 @@ def main(argv=None):
         options = copy_options(args)
         progress(False)
         ready = prepare(args.split, mode=args.mode, **options)
-        rows = {row["id"]: row for row in ready.episodes}
+        left = left_out_split(ready, options)
+        parts = [("", ready)] + ([("-left-out", left)] if left is not None else [])
+        rows = {row["id"]: row for _, part in parts for row in part.episodes}
         terminal = sys.stderr.isatty()
 
         def show(name, done, total):
@@ -242,7 +260,7 @@ def main(argv=None):
             sys.stderr.flush()
 
         with tempfile.TemporaryDirectory() as scratch:
-            played = play_all(ready, names, args.limit, args.out_dir or scratch, show if terminal else None)
+            played = play_all(parts, names, args.limit, args.out_dir or scratch, show if terminal else None)
         if terminal:
             sys.stderr.write("\n")
         results = {name: figures(list(lines.values()), rows) for name, lines in played.items()}
