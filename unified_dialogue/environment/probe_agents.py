@@ -292,22 +292,23 @@ class Careful:
         return ask, None
 
     def told(self, act, ask):
-        """The value of an asked slot for the item of ``act``, or the item the entry names
-        (None: not found)."""
+        """``(row, value)`` of an asked slot: the item of ``act`` (or the alternative a
+        refusal offered for it), or the item the entry names (None: not found)."""
         label, named = self.named_item(ask)
         if named is not None:
             slot = self.asked_slot(label, named)
-            return (slot, named[slot]) if slot is not None else (None, None)
-        for row in (act.row, act.found):
+            return (named, named[slot]) if slot is not None else (None, None)
+        for row in (act.row, act.found, act.offered):
             if row:
                 slot = self.asked_slot(ask, row)
                 if slot is not None:
-                    return slot, row[slot]
+                    return row, row[slot]
         return None, None
 
     # ------------------------------------------------------------ answers
 
     def item_text(self, act):
+        """The item acted on by its values, a yes or no aside."""
         row = act.row or act.found or {}
         shown = {slot: value for slot, value in row.items() if str(value) not in ("True", "False")}
         return ", ".join(f"{slot.replace('_', ' ')}: {value}" for slot, value in shown.items())
