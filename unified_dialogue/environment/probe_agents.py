@@ -271,7 +271,7 @@ class Careful:
         for slot in row:
             named = words(slot)
             shared = len(named & said)
-            if not named or ("name" in slot and "name" not in plain) or not (shared >= 2 or shared / len(named) > 0.5):
+            if not named or ("name" in slot and "name" not in plain) or shared / len(named) < 0.5:
                 continue
             first = min((position for position, word in enumerate(order) if word in named or SYNONYMS.get(word) in named),
                         default=len(order))
