@@ -192,3 +192,19 @@ def test_an_item_is_found_only_by_a_row_holding_its_values(validation):
         assert found.is_found(episode, entry)
         wrong = {**entry, "item": [{**slot, "values": ["no such item"]} for slot in entry["item"]]}
         assert not found.is_found(episode, wrong)
+
+
+class Told:
+    """What ``told``'s text rules read of an episode: its outcome's asked values."""
+
+    def __init__(self, told_entries):
+        self.outcome = {"told": told_entries, "transactions": []}
+
+
+def test_a_sentence_about_another_asked_item_is_its_own_answer():
+    sino = {"service": "Restaurants_2", "slot": "phone_number", "values": ["408-1"],
+            "item": [{"slot": "restaurant_name", "values": ["Sino"]}]}
+    tofu = {**sino, "values": ["408-2"], "item": [{"slot": "restaurant_name", "values": ["Tofu"]}]}
+    text = "Sino: phone 408-1.\nTofu: phone 408-2.\nBoth are open."
+    assert told.without_other_asked(Told([sino, tofu]), sino, text) == "Sino: phone 408-1.\nBoth are open."
+    assert told.without_other_asked(Told([sino]), sino, text) == text

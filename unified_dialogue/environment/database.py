@@ -12,8 +12,9 @@ A query (an intent that is not transactional) is answered, in this order:
    result slot of the intent put no condition), at most ``LIMIT``;
 3. else with no rows.
 
-A transaction is answered with the dialogue's recording of the same call (a recorded
-refusal, no rows, stays one); else, where its arguments keep to the schema, with a
+A transaction is answered with the dialogue's recording of the same call (a call the
+corpus reported as failed is answered by the episode as a refusal, ``chat.agent.refusal``);
+else, where its arguments keep to the schema, with a
 confirmation made from them (``services.Tool.confirmation``). The episode keeps the
 transactions; the file is never written after it is built.
 

@@ -9,7 +9,8 @@ begins),
 ``environment_factory`` dict that serves it), ``services`` (the dialogue's services, in
 its order), ``mode``, ``user_turns`` (the user's turns, in order), ``goal`` (what the
 user wants) and ``outcome`` (what the dialogue ended with), as
-``unified_dialogue.views.goals`` describes them. User options: ``mode`` (``ticket``,
+``unified_dialogue.views.goals`` describes them, and ``left_out`` (why the dialogue is left
+out of the judged set, ``environment.leftout``; empty for a judged episode). User options: ``mode`` (``ticket``,
 the default, ``replay`` or ``simulated``) and ``instruction`` (the system message's text).
 
 The row is the whole dialogue: the goal and the outcome are what the user wanted and got

@@ -15,6 +15,8 @@ judged is every message the agent sent the user and its final answer.
 Each is 1.0 where there is nothing to judge.
 """
 
+import re
+
 from . import communicate
 from .final_state import ratio, unanswered_refusals
 from .reading import clauses, normal
@@ -44,11 +46,15 @@ def is_yes_no(episode, service, slot):
 
 def other_items(episode, entry):
     """``(item forms, value forms)`` of the rows the episode read from the entry's service
-    that are not the asked item and hold a value of its slot."""
+    that are not the asked item and hold a value of its slot (not a value naming the row's
+    own item, nor an argument of a booking of another service the user asked for, nor one the
+    asked value holds)."""
     slots = [slot["slot"] for slot in entry["item"]]
     asked = [[{form.casefold() for form in forms} for forms in item_forms(other["item"])]
              for other in episode.outcome["told"] if other["service"] == entry["service"]
              and other["slot"] == entry["slot"] and [s["slot"] for s in other["item"]] == slots]
+    booked = {pair["value"] for call in episode.outcome["transactions"] if call["service"] != entry["service"]
+              for pair in call["arguments"]}  # a ride to the restaurant says its address for the ride
     others = []
     for name, row in episode.rows:
         if episode.services.tools[name].service != entry["service"] or entry["slot"] not in row or not slots:
@@ -58,15 +64,39 @@ def other_items(episode, entry):
                for item in asked):
             continue
         other = ([every_form([value]) for value in values if value is not None], every_form([row[entry["slot"]]]))
-        if row[entry["slot"]] in values:  # a value that names its item (a hotel named for its street)
-            continue
+        value = row[entry["slot"]]
+        if value in values or value in booked or any(value.casefold() in form.casefold() for form in entry["values"]):
+            continue  # a value naming its item (a hotel named for its street), one of the user's bookings,
+            # or one the asked value holds (the same address, a suite of it): no answer can tell them apart
         if other not in others:
             others.append(other)
     return others
 
 
+SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n")
+
+
+def without_other_asked(episode, entry, text):
+    """``text`` without its sentences about another item the user asked the same slot of
+    (and not about this one): what is said of that item is its own answer, never one
+    against this item's."""
+    others = [item_forms(other["item"]) for other in episode.outcome["told"]
+              if other["service"] == entry["service"] and other["slot"] == entry["slot"]
+              and other["item"] and other["item"] != entry["item"]]
+    if not others or not entry["item"]:
+        return text
+    mine = item_forms(entry["item"])
+
+    def names(sentence, forms):
+        return all(communicate.mentions(sentence, values) for values in forms)
+
+    return "\n".join(sentence for sentence in SENTENCE.split(text)
+                     if names(sentence, mine) or not any(names(sentence, other) for other in others))
+
+
 def value_given(episode, entry, text):
     """Whether the requested value ``entry`` (an outcome's ``told`` entry) was told."""
+    text = without_other_asked(episode, entry, text)
     if is_yes_no(episode, entry["service"], entry["slot"]):
         answer = [value for value in entry["values"] if value.casefold() in YES_NO][:1]
         return bool(answer) and communicate.said_about(text, item_forms(entry["item"]), entry["slot"],

@@ -5,7 +5,8 @@ For each dialogue (the ``original`` config, the source as it is, under the same 
 the messages are the system message, then per turn the user's or system's utterance, a
 system turn with a ``service_call`` preceded by one tool call and one tool message; the
 call's name maps back to the frame's service and the call's method, its arguments equal
-the call's parameters (in order), the tool message parses back to the ``service_results``;
+the call's parameters (in order), the tool message parses back to the ``service_results``
+(their refusal where the frame reports the call's failure);
 the tools are those of the intents of the dialogue's services. Each ``agent-call-chat``
 row is the dialogue's messages before one call, that call, and tools holding its tool.
 
@@ -26,6 +27,7 @@ from collections import Counter, defaultdict
 from unified_dialogue import load
 from unified_dialogue.cli import add_no_verify_flag, run_command
 from unified_dialogue.chat import agent
+from unified_dialogue.core.features import NOTIFY_FAILURE
 from unified_dialogue.scoring.tool_calls import gold_text, score_tool_calls
 from loaders.sgd import mapping
 
@@ -51,10 +53,18 @@ def expected_messages(dialogue, instruction):
                     messages.append({"role": "assistant", "content": "",
                                      "tool_calls": [{"type": "function",
                                                      "function": {"name": name, "arguments": call["parameters"]}}]})
-                    messages.append({"role": "tool", "content": json.dumps(frame["service_results"],
+                    messages.append({"role": "tool", "content": json.dumps(tool_content(frame),
                                                                            ensure_ascii=False), "name": name})
         messages.append({"role": agent.ROLES[turn["speaker"]], "content": turn["utterance"]})
     return messages
+
+
+def tool_content(frame):
+    """What a source frame's tool message holds: its ``service_results``, or where the frame
+    reports the call's failure (``NOTIFY_FAILURE``) their refusal (``chat.agent.refusal``)."""
+    if any(action["act"] == NOTIFY_FAILURE for action in frame.get("actions", ())):
+        return agent.refusal(frame["service_results"])
+    return frame["service_results"]
 
 
 def dialogue_mismatches(dialogue, row, schemas, instruction):
@@ -77,7 +87,7 @@ def dialogue_mismatches(dialogue, row, schemas, instruction):
                             f"{frame['service_call']['parameters']}")
     tool_messages = [m for m in messages if m["role"] == "tool"]
     for message, (t, frame) in zip(tool_messages, calls):
-        if json.loads(message["content"]) != frame["service_results"]:
+        if json.loads(message["content"]) != tool_content(frame):
             problems.append(f"turn {t}: the tool message does not parse back to the service results")
     texts = [m["content"] for m in messages[1:] if m["role"] in ("user", "assistant") and "tool_calls" not in m]
     if texts != [turn["utterance"] for turn in dialogue["turns"]]:

@@ -5,18 +5,27 @@ annotations only (pure functions of one unified SGD record's turns and schemas).
 
 ``goal(turns, schemas)`` gives ``{"intents": [...]}``, one entry per intent the user
 pursued, in the order the user first made it active: ``service``, ``intent``,
-``transactional``, ``constraints`` (``[{slot, values}]``: every value the user gave the
-slot for that intent, in order, canonical where the corpus has the canonical value; the
-last is what the slot ended as, so a value the user changed keeps both, first the one
-asked first), ``requested`` (the slots the user asked about). A constraint comes from the
-user's ``INFORM`` acts while the intent is active, then from the intent's last dialogue
-state (values the user accepted from an offer are there).
+``transactional``, ``constraints`` (``[{slot, values, accepted}]``: every value the user
+gave the slot for that intent, in order, canonical where the corpus has the canonical value;
+the last is what the slot ended as, so a value the user changed keeps both, first the one
+asked first; ``accepted`` where the last is a value the user never said but took when it
+was offered), ``requested`` (the slots the user asked about), ``on_refusal`` (``accept`` or
+``decline`` where the service refused the intent's booking: whether the user then took the
+alternative; else empty) and ``questions`` (each value told in answer to a request, its
+item, ``named`` where that is not the item the service ends at). A constraint comes from
+the user's ``INFORM`` acts while the intent is active, then from the intent's last
+dialogue state (values the user accepted from an offer are there).
 
 ``outcome(turns, schemas)`` gives the gold outcome: ``transactions`` (every transactional
-call that returned a row, ``{service, intent, arguments}``), ``queries`` (the last call of
-each intent that is not transactional, in the order of those calls) and ``told`` (each
-value the system informed in the turn after the user requested its slot:
-``{service, slot, values}``, the value as said and as canonical).
+call the service carried out, with its ``item``), ``refused`` (every transactional call
+of a turn with ``NOTIFY_FAILURE`` for its service: the corpus's refusals, which are no
+transaction), ``queries`` (the last call of each intent that is not transactional, in the
+order of those calls), ``found`` (for each of those whose service made no transaction, the
+item the dialogue ended at), ``told`` (each value the system informed in the turn after
+the user requested its slot: ``{service, slot, values, item}``, the value as said and as
+canonical) and ``aliases`` (each value said in more than one form, the service's first).
+An item is ``[{slot, values}]``: the values of the slots ``views.items`` declares for the
+intent, each with every form the dialogue used.
 
 ``turns``: the dialogue's turns as unified turn dicts (``roles``, ``utterance``,
 ``dialog_acts``, ``belief_state``, ``query``, ``querying_result``; ``dialogues`` gives
