@@ -120,7 +120,6 @@ NAMES = st.lists(st.sampled_from(["Sakura", "Almaden House", "Blue Gingko", "Blu
 PHONES = st.lists(st.from_regex(r"\A[2-9]\d\d-\d\d\d-\d\d\d\d\Z"), min_size=5, max_size=5, unique=True)
 
 
-@PURE
 @given(NAMES, PHONES, st.sampled_from(["{name}: {phone}", "{name} can be reached at {phone}.",
                                        "- **{name}**, phone {phone}", "The phone of {name} is {phone}."]))
 def test_the_asked_item_s_value_counts_and_a_dump_never_does(names, phones, line):
@@ -165,10 +164,47 @@ def test_attribution_takes_the_item_named_last_before_else_first_after():
 
 
 def test_another_item_s_value_counts_against_the_asked_one():
-    assert c.against(frozenset({1}), 1, True, ["555"])
-    assert c.against(frozenset({0, 1}), 1, False, ["555"]) and not c.against(frozenset({0, 1}), 1, True, ["555"])
-    assert c.against(frozenset(), 1, False, ["555"]) and not c.against(frozenset(), 1, False, ["2"])
-    assert not c.against(frozenset({0}), 1, False, ["555"])
+    assert c.against(frozenset({1}), 1, True, ["555"], True)
+    assert c.against(frozenset({0, 1}), 1, False, ["555"], True)
+    assert not c.against(frozenset({0, 1}), 1, True, ["555"], True)
+    assert c.against(frozenset(), 1, False, ["555"], False) and not c.against(frozenset(), 1, False, ["2"], False)
+    assert not c.against(frozenset(), 1, False, ["555"], True)
+    assert not c.against(frozenset({0}), 1, False, ["555"], True)
+
+
+def test_what_is_said_of_another_asked_item_is_neither_for_nor_against_the_asked_one():
+    text = ("How about Bklyn House Hotel? Yes, smoking is allowed.\nThe Bogart Hotel is nice too.\n"
+            "I booked the Broadway Hotel & Hostel.\nNo, sorry, that is a nonsmoking property.")
+    bklyn, broadway, bogart = [["Bklyn House Hotel"]], [["Broadway Hotel & Hostel"]], [([["Bogart Hotel"]], ["True"])]
+    assert said_about(text, broadway, "smoking_allowed", ["False"], bogart, yes_no=True, asked_items=[bklyn])
+    assert said_about(text, bklyn, "smoking_allowed", ["True"], bogart, yes_no=True, asked_items=[broadway])
+    assert not said_about(text, bklyn, "smoking_allowed", ["True"], bogart, yes_no=True)  # "No" taken for Bogart's
+    prices = "Bolt: you have to pay $100.\nGolf is there too. You have to pay $124."
+    assert said_about(prices, [["Golf"]], "total_price", ["124"], [([["Fit"]], ["100"])], asked_items=[[["Bolt"]]])
+    assert said_about("You have to pay $100. Golf is there too. You have to pay $124.", [["Golf"]], "total_price",
+                      ["124"], [([["Fit"]], ["100"])])
+
+
+def test_the_asked_item_itself_among_the_asked_items_is_left_out():
+    sino = [["Sino"]]
+    booked = [["Sino"], ["2019-03-01", "today"], ["11:30"]]
+    text = "I booked Sino today at 11:30 am. Their phone number is 408-247-8880."
+    assert said_about(text, sino, "phone_number", ["408-247-8880"], [], asked_items=[booked])
+    assert said_about("The ride to 18300 Carriage Drive takes 18 minutes.", [], "approximate_ride_duration", ["18"],
+                      [], asked_items=[[["18300 Carriage Drive"]]])
+    banner = "How about Banner Linda L? They are located at 2516 Samaritan Drive."
+    assert said_about(banner, [["Banner Linda L"]], "address", ["2516 Samaritan Drive"], [],
+                      asked_items=[[["2516 Samaritan Drive"]]])
+    assert c.same_item(sino, booked) and c.same_item([], sino) and not c.same_item(booked, sino)
+
+
+def test_a_bare_answer_counts_for_an_item_no_clause_names_the_subject_for():
+    text = "71 Saint Peter: yes, outdoor seating is available.\nBilly Berk's is nice. Unfortunately they don't."
+    assert said_about(text, [["Billy Berk's"]], "has_seating_outdoors", ["False"], [], yes_no=True,
+                      asked_items=[[["71 Saint Peter"]]])
+    asked = "Does Billy Berk's have vegetarian options? They do."
+    assert not said_about(asked, [["Billy Berk's"]], "has_seating_outdoors", ["True"], [], yes_no=True)
+    assert said_about(asked, [["Billy Berk's"]], "has_vegetarian_options", ["True"], [], yes_no=True)
 
 
 def test_a_value_said_after_a_sentence_naming_two_items_counts_for_both():

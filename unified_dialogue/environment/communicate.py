@@ -20,9 +20,9 @@ Three questions, each a pure function of the text:
   ``n't``, ``without``, ``non``/``un`` before the subject, ``<subject> free``); a clause
   naming only its opposite (``yes_no.OPPOSITES``: ``same day``, ``entrance fee``, ``indoor``) says
   the reverse. A bare answer (``yes``, ``they do``, ``it sure does``, ``you cannot``)
-  counts only where no clause of the text names the subject or its opposite. Saying both
-  yes and no about the item is no answer (two clauses that disagree, ``yes`` beside a
-  negation, ``…: yes`` followed by ``no`` in its sentence).
+  counts only for an item no such clause is about, and not after a question (which it
+  answers). Saying both yes and no about the item is no answer (two clauses that disagree,
+  ``yes`` beside a negation, ``…: yes`` followed by ``no`` in its sentence).
 - ``confirms(text, identifying)``: every identifying value of a booking is mentioned
   outside the clauses that say a booking failed (``couldn't``, ``unable``, ``nothing`` …);
   a yes-or-no value, or ``None`` (no subtitles), is said in words.
@@ -34,12 +34,15 @@ another item shares names neither; a mention inside a longer mention of another 
 not count). A statement (a value's mention, or the subject word of a yes-or-no clause) is
 about the item named last before it in its sentence, else the first named after it in its
 sentence, else the items named in the last earlier sentence that names any ("I booked Almaden
-House instead of Alameda Gardens. Their phone is …" is about both). A statement before any
-item is named is about the asked item only where the text names no other item. Another
-item's value counts as stated for it when it is about that item alone, or about it among
-others or about none named where the same words do not also state the asked value, so that
-a list of every row's values without names gives nothing, unless it is a number of one or
-two digits (``small_number``: a count a text may say as another fact).
+House instead of Alameda Gardens. Their phone is …" is about both). The items are the asked
+one, the others (``other_items``) and the other items the user asked about (``asked_items``,
+named only so that what is said of them is not taken for the asked item's). A statement
+before any item is named is about the asked item only where the text names no other item.
+Another item's value counts as stated for it when it is about that item alone, or about it
+among others where the same words do not also state the asked value, or about none named
+where the asked value is itself credited only so (a list of every row's values without
+names gives nothing), unless it is a number of one or two digits (``small_number``: a count
+a text may say as another fact).
 """
 
 import re
@@ -102,19 +105,22 @@ def about_asked(items, names):
     return 0 in items or (not items and not any(index for _, _, index in names))
 
 
-def against(items, index, also_asked, forms):
+def against(items, index, also_asked, forms, named_credit):
     """Whether a statement of another item's value (``index``; ``forms``), about ``items``
-    (``attributed``), says it for that item: it is about that item alone, or about it among
-    others or about none named, where the same words do not also state the asked value
-    (``also_asked``) and are no small number."""
+    (``attributed``), says it for that item: it is about that item alone; or about it among
+    others, where the same words do not also state the asked value (``also_asked``); or
+    about none named, where they do not, the asked value is credited only where no item is
+    named (not ``named_credit``: a list of values without names) and it is no small number."""
     if items == {index}:
         return True
-    return (index in items or not items) and not also_asked and (bool(items) or not small_number(forms))
+    if items:
+        return index in items and not also_asked
+    return not also_asked and not named_credit and not small_number(forms)
 
 
 # ---------------------------------------------------------------- the three questions
 
-def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False):
+def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False, asked_items=()):
     """Whether ``text`` states the value of ``slot`` for the asked item, and no value of
     the slot for another (see the module's docstring).
 
@@ -125,6 +131,10 @@ def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False):
         value_forms: the value's forms (``["True"]`` or ``["False"]`` with ``yes_no``).
         other_items: ``[(item_forms, value_forms)]`` of the items the user did not ask about.
         yes_no: whether the slot's values are ``True`` and ``False``, said in words.
+        asked_items: the item forms of the other items the user asked about (for this slot
+            or another): named, so that what is said of them is not taken for the asked
+            item's, and never counted against it; one holding every identifying value of
+            the asked item (``same_item``; any, where the asked item has none) is left out.
 
     Example:
         >>> said_about("Vegetarian options: yes", [["Tasty Place"]], "has_vegetarian_options", ["True"], [])
@@ -132,19 +142,35 @@ def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False):
     """
     normal_text = normal(text)
     bounds = sentences(normal_text)
-    names = named(normal_text, [list(item_forms), *[list(forms) for forms, _ in other_items]])
+    names = named(normal_text, [list(item_forms), *[list(forms) for forms, _ in other_items],
+                                *[list(forms) for forms in asked_items if not same_item(item_forms, forms)]])
     if yes_no:
         wanted = {plain_bool(form) for form in value_forms}
-        stated = [(attributed(p, names, bounds), answer) for p, answer in yes_no_statements(normal_text, slot)]
-        mine = set().union(*[answer for items, answer in stated if about_asked(items, names)])
-        others = any(items and 0 not in items for items, _ in stated)
+        stated = [(attributed(p, names, bounds), answer, bare) for p, answer, bare in
+                  yes_no_statements(normal_text, slot)]
+        mine = [set().union(*[answer for items, answer, bare in stated if bare is kind and about_asked(items, names)])
+                for kind in (False, True)]
+        mine = mine[0] or mine[1]  # a bare answer only for an item no clause names the subject for
+        others = any(not bare and items and 0 not in items and min(items) <= len(other_items)
+                     for items, _, bare in stated)
         return bool(mine) and mine <= wanted and len(mine) == 1 and not others
-    asked = {start for start, _ in occurrences(normal_text, list(value_forms))}
-    if not any(about_asked(attributed(start, names, bounds), names) for start in asked):
+    spans = occurrences(normal_text, list(value_forms))
+    # a mention that is the asked value itself names no other item ("located at <the address>")
+    names = [(s, e, i) for s, e, i in names if i == 0 or not any(s < end and start < e for start, end in spans)]
+    asked = {start: attributed(start, names, bounds) for start, _ in spans}
+    credited = [items for items in asked.values() if about_asked(items, names)]
+    if not credited:
         return False
-    return not any(against(attributed(start, names, bounds), index, start in asked, values)
+    return not any(against(attributed(start, names, bounds), index, start in asked, values, any(credited))
                    for index, (_, values) in enumerate(other_items, 1)
                    for start, _ in occurrences(normal_text, list(values)))
+
+
+def same_item(item_forms, other_forms):
+    """Whether an item (``other_forms``) holds every identifying value of ``item_forms``
+    (an item with none is any item): the asked item itself, among ``asked_items``."""
+    theirs = [{normal(form) for form in forms} for forms in other_forms]
+    return all(any({normal(form) for form in forms} & values for values in theirs) for forms in item_forms)
 
 
 def small_number(forms):

@@ -21,7 +21,6 @@ agent's (an agent that gives its final answer before the user is done cut it sho
 
 from ..core.features import DONTCARE
 from .communicate import mentions
-from .reading import spellings  # noqa: F401 (importable from here, where it was first defined)
 
 
 def plain(text):

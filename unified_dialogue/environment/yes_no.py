@@ -138,18 +138,19 @@ def answer_words(clause):
 
 
 def yes_no_statements(normal_text, slot):
-    """``[(position, {True|False, …})]``: the yes-or-no statements of a ``normal`` text about
-    ``slot``: each clause naming its subject or opposite, a hedge (``…: yes`` then ``no``)
-    both; the bare answers only where no clause names either (see the module's docstring)."""
+    """``[(position, {True|False, …}, bare)]``: the yes-or-no statements of a ``normal`` text
+    about ``slot``: each clause naming its subject or opposite (``bare`` False; a hedge,
+    ``…: yes`` then ``no``, both), and each bare answer that follows no question (``bare``
+    True: the caller takes them only for an item no clause names the subject for)."""
     spans = clauses(normal_text)
-    named_in, bare_in = [], []
+    found_in, asked = [], False
     for index, (start, end) in enumerate(spans):
         text = normal_text[start:end].strip(" ,")
         offset, answer = polarity(text, slot)
+        opening = not normal_text[:start].strip(" ,") or normal_text[:start].rstrip(" ,").endswith("\n")
         if answer:
             after = spans[index + 1] if index + 1 < len(spans) else (end, end)
             following = normal_text[after[0]:after[1]].strip(" ,")
-            opening = not normal_text[:start].strip(" ,") or normal_text[:start].rstrip(" ,").endswith("\n")
             asks, names = question(text, opening), label(text, slot)
             if "\n" in normal_text[end:after[0]] and not ((asks or names) and whole(normal_text, start, end)):
                 following = ""  # the next clause of the sentence (or of a label's or question's own line)
@@ -159,7 +160,8 @@ def yes_no_statements(normal_text, slot):
             if said_here and said_next and said_here != said_next:
                 answer = {True, False}
             if answer:
-                named_in.append((start + offset, answer))
-        elif bare(text):
-            bare_in.append((start, bare(text)))
-    return named_in or bare_in
+                found_in.append((start + offset, answer, False))
+        elif bare(text) and not asked:
+            found_in.append((start, bare(text), True))
+        asked = question(text, opening)  # a bare answer after another question answers it
+    return found_in
