@@ -20,8 +20,11 @@ raises ``Status`` gets its status and headers (a 429 with ``Retry-After``, a 503
     python -m unified_dialogue.testing.server --corpus sgd --config agent-call-chat --split validation \\
         [--variant v3] [--data-dir DIR] [--checksums TSV] [--no-verify] [--predictions FILE] [--port N] \\
         [--calls-as-text hermes|json|llama|mistral]
+    python -m unified_dialogue.testing.server --agent careful [--port N] [--calls-as-text ...]
 
-prints its base URL on one line and serves until interrupted.
+prints its base URL on one line and serves until interrupted. ``--agent`` serves a probe agent
+of ``unified_dialogue.environment.probes`` instead of a config's rows: it answers any
+conversation of the environment itself, from its messages and tools.
 """
 
 import argparse
@@ -302,9 +305,11 @@ def parser():
     p = argparse.ArgumentParser(prog=PROG, allow_abbrev=False,
                                 description="Serve a chat config's predictions (or its gold completions) as an "
                                             "OpenAI-compatible chat server on 127.0.0.1.")
-    p.add_argument("--corpus", required=True, help="the corpus (sgd, ccpe, faithdial, ...)")
-    p.add_argument("--config", required=True, help="a chat config (dst-chat, agent-call-chat, ...) or d3st")
-    p.add_argument("--split", required=True, help="the split whose rows are served")
+    p.add_argument("--corpus", help="the corpus (sgd, ccpe, faithdial, ...)")
+    p.add_argument("--config", help="a chat config (dst-chat, agent-call-chat, ...) or d3st")
+    p.add_argument("--split", help="the split whose rows are served")
+    p.add_argument("--agent", help="serve a probe agent of the environment (careful, dump, ...; "
+                                   "unified_dialogue.environment.probes) instead of a config's rows")
     p.add_argument("--variant", help="the corpus's variant (SGD-X: v1 ... v5)")
     add_copy_flags(p)
     p.add_argument("--predictions", help="a predictions file ({\"id\", \"text\"} lines) to answer with "
@@ -322,6 +327,40 @@ def serve(args):
         raise ConfigError(f"--predictions {args.predictions}: no such file")
     if not 0 <= args.port < 65536:
         raise ConfigError(f"--port {args.port}: a port is 0 (any free one) to 65535")
+    answer = probe_answer(args) if args.agent is not None else rows_answer(args)
+    server = StandInServer(answer, port=args.port, calls_as_text=args.calls_as_text)
+    try:
+        server.start()
+    except OSError as error:
+        raise ConfigError(f"--port {args.port}: cannot listen on 127.0.0.1:{args.port}: {error.strerror}") from None
+    print(server.base_url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+def probe_answer(args):
+    """The answer function of ``--agent``: a probe's, with no row flag beside it."""
+    from ..environment.probes import PROBES, answerer
+
+    given = [flag for flag in ("corpus", "config", "split", "variant", "predictions", "data_dir", "checksums")
+             if getattr(args, flag) is not None]
+    if given:
+        raise ConfigError(f"--{given[0].replace('_', '-')}: --agent {args.agent} serves a probe agent, no rows; "
+                          f"leave it out")
+    if args.agent not in PROBES:
+        raise ConfigError(f"--agent {args.agent}: no such probe agent; the probes are {', '.join(PROBES)}")
+    return answerer(args.agent)
+
+
+def rows_answer(args):
+    """The answer function of a config's rows (``--corpus``, ``--config``, ``--split``)."""
+    missing = [flag for flag in ("corpus", "config", "split") if getattr(args, flag) is None]
+    if missing:
+        raise ConfigError(f"--{missing[0]}: give --corpus, --config and --split (or --agent NAME for a probe agent)")
     check_config(args.corpus, args.config)
     predictions = read_predictions(args.predictions) if args.predictions else None
     options = copy_options(args)
@@ -337,18 +376,7 @@ def serve(args):
     for ids in answer.ambiguous():
         print(f"warning: rows {', '.join(ids)} have one prompt and different answers: they are answered in turn, "
               f"in row order", file=sys.stderr)
-    server = StandInServer(answer, port=args.port, calls_as_text=args.calls_as_text)
-    try:
-        server.start()
-    except OSError as error:
-        raise ConfigError(f"--port {args.port}: cannot listen on 127.0.0.1:{args.port}: {error.strerror}") from None
-    print(server.base_url, flush=True)
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
+    return answer
 
 
 def main(argv=None):

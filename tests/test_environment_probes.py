@@ -1,0 +1,181 @@
+"""The reward-hacking probes on SGD's fixtures: no cheat beats the careful probe, a silent or
+lying answer never scores, an answer of the agent's own arguments never scores where the
+ticket asks to be told something; the probes read only the prompt and the tools; the
+evaluation command (against the stand-in server), TRL's reward functions and the probes'
+command agree episode by episode; the value rules; the command's mistakes."""
+
+import json
+
+import pytest
+
+from conftest import checksums, fixture_dir
+from unified_dialogue.environment import probes, reward, splits
+from unified_dialogue.environment.episode import Episode
+from unified_dialogue.environment.play import tools_of
+from unified_dialogue.environment.probe_values import Value, parse_date, parse_time, read_ticket, rewritten
+from unified_dialogue.testing import server
+from unified_dialogue.tools import environment_probes
+
+SPLITS = ("train", "validation", "test")
+CHEATS = [name for name in probes.PROBES if name not in probes.HONEST]
+
+
+@pytest.fixture(scope="module")
+def options(tmp_path_factory):
+    return {"data_dir": str(fixture_dir("sgd")), "checksums": checksums("sgd"),
+            "cache_dir": str(tmp_path_factory.mktemp("probes-cache"))}
+
+
+@pytest.fixture(scope="module")
+def played(options):
+    """``{(split, probe): {dialogue id: (reward parts, episode row)}}``, every probe on every
+    ticket episode of the fixtures."""
+    made = {}
+    for split in SPLITS:
+        ready = splits.prepare(split, **options)
+        for name in probes.PROBES:
+            found = made.setdefault((split, name), {})
+            for row in ready.episodes:
+                episode = Episode(ready.services(row["services"]), ready.path, row)
+                final, _ = probes.play(episode, name, row["prompt"], tools_of(ready, row["services"], row["mode"]))
+                found[row["dialogue_id"]] = (reward.parts(episode, final), row)
+    return made
+
+
+@pytest.mark.parametrize("cheat", CHEATS)
+@pytest.mark.parametrize("split", SPLITS)
+def test_no_cheat_beats_the_careful_probe_on_any_episode(played, split, cheat):
+    careful = played[(split, "careful")]
+    better = [dialogue for dialogue, (parts, _) in played[(split, cheat)].items()
+              if parts["reward"] > careful[dialogue][0]["reward"]]
+    assert not better, f"{cheat} beats careful on {better}"
+
+
+@pytest.mark.parametrize("name", ["silent", "lie"])
+@pytest.mark.parametrize("split", SPLITS)
+def test_a_silent_or_lying_answer_never_scores(played, split, name):
+    scored = [dialogue for dialogue, (parts, _) in played[(split, name)].items() if parts["reward"] > 0]
+    assert not scored, f"{name} scores on {scored}"
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_echoing_its_own_arguments_never_scores_where_the_ticket_asks_something(played, split):
+    asks = {dialogue: parts for dialogue, (parts, row) in played[(split, "echo")].items()
+            if any(intent["requested"] for intent in row["goal"]["intents"])}
+    assert asks, "no fixture episode asks to be told something"
+    assert [dialogue for dialogue, parts in asks.items() if parts["reward"] > 0] == []
+
+
+def test_the_careful_probe_passes_episodes_and_the_cheats_make_its_calls(played):
+    # the probes are agents that act: careful passes some fixture episode, and a cheat that
+    # keeps careful's calls keeps its transactions
+    assert any(parts["reward"] == 1.0 for split in SPLITS for parts, _ in played[(split, "careful")].values())
+    for split in SPLITS:
+        for dialogue, (parts, _) in played[(split, "silent")].items():
+            careful = played[(split, "careful")][dialogue][0]
+            assert parts["transaction_recall"] == careful["transaction_recall"], dialogue
+
+
+def test_a_probe_reads_only_the_prompt_and_the_tools(options):
+    ready = splits.prepare("validation", **options)
+    row = ready.episodes[0]
+    tools = tools_of(ready, row["services"], row["mode"])
+    blind = {key: value for key, value in row.items() if key not in ("goal", "outcome", "user_turns")}
+    assert probes.next_message("careful", blind["prompt"], tools) == \
+        probes.next_message("careful", row["prompt"], tools)
+    served = probes.answerer("careful")({"messages": row["prompt"], "tools": tools})
+    assert served == probes.next_message("careful", row["prompt"], tools) and served["tool_calls"]
+
+
+def test_the_command_prints_every_probe_and_the_three_ways_agree(tmp_path, options, capsys):
+    summary = tmp_path / "summary.json"
+    flags = ["--split", "validation", "--data-dir", options["data_dir"], "--checksums", options["checksums"],
+             "--cache-dir", options["cache_dir"], "--agreement", "3", "--summary", str(summary)]
+    assert environment_probes.main(flags) == 0
+    out = capsys.readouterr().out
+    report = json.loads(summary.read_text())
+    assert set(report["probes"]) == set(probes.PROBES)
+    for name in probes.PROBES:
+        assert f"| {name} |" in out
+        assert report["agreement"][name] == {"episodes": 3, "agree": 3, "disagreements": []}, name
+    assert report["probes"]["careful"]["overall"]["episodes"] == 3
+
+
+@pytest.mark.parametrize("flags, says", [
+    (["--mode", "replay"], "--mode replay"),
+    (["--probes", "careful,nobody"], "no probe nobody"),
+    (["--limit", "-1"], "--limit -1"),
+    (["--out-dir", "/no/such/folder"], "--out-dir /no/such/folder"),
+])
+def test_a_mistake_is_one_line_and_status_2(flags, says, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        environment_probes.main(["--split", "validation", *flags])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and says in err
+
+
+@pytest.mark.parametrize("flags, says", [
+    (["--agent", "nobody"], "--agent nobody"),
+    (["--agent", "careful", "--corpus", "sgd"], "--corpus"),
+])
+def test_the_stand_in_servers_agent_flag_mistakes(flags, says, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        server.main(flags)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and says in err
+
+
+# ---------------------------------------------------------------- the value rules
+
+def test_a_ticket_is_read_into_requests_values_and_asks():
+    text = ("Here is what I need, in this order.\n1. Find a restaurant (Restaurants_2).\n- City: SF\n"
+            "- Name of the restaurant: Sino (I first asked for Aria, then Bar)\n- Tell me: Phone number; Address.\n"
+            "Please do all of it and tell me the result.")
+    (request,) = read_ticket(text)
+    assert (request.description, request.service) == ("Find a restaurant", "Restaurants_2")
+    assert request.values == [Value("City", "SF"), Value("Name of the restaurant", "Sino", ("Aria", "Bar"))]
+    assert request.asks == ["Phone number", "Address"] and not request.declines
+
+
+def test_a_ticket_says_what_the_user_only_accepted_and_what_they_decline():
+    text = ("1. Book a flight (Flights_1).\n- Airline: Delta (I did not ask for it: I accept it when it is offered)\n"
+            "- Time: 10:00; if that cannot be done, I accept 10:30 when it is offered\n"
+            "- If it cannot be done, I do not take an alternative: just tell me.")
+    (request,) = read_ticket(text)
+    assert request.values == [Value("Airline", "Delta", accepted=True), Value("Time", "10:00", fallback="10:30")]
+    assert request.declines
+
+
+@pytest.mark.parametrize("text, today, expected", [
+    ("2019-03-05", None, "2019-03-05"), ("March 5th", "2019-03-01", "2019-03-05"),
+    ("10th of this month", "2019-03-01", "2019-03-10"), ("tomorrow", "2019-03-01", "2019-03-02"),
+    ("next Monday", "2019-03-01", "2019-03-04"), ("Thursday next week", "2019-03-01", "2019-03-07"),
+    ("10th of this month", None, None), ("soon", "2019-03-01", None),
+])
+def test_dates_are_read_as_a_model_reads_them(text, today, expected):
+    import datetime
+
+    found = parse_date(text, today and datetime.date.fromisoformat(today))
+    assert (found.isoformat() if found else None) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("11:30", "11:30"), ("7 pm", "19:00"), ("half past 6 in the evening", "18:30"), ("noon", "12:00"),
+    ("quarter to eight pm", "19:45"), ("whenever", None),
+])
+def test_times_are_read_as_a_model_reads_them(text, expected):
+    assert parse_time(text) == expected
+
+
+@pytest.mark.parametrize("value, prop, name, expected", [
+    ("SD", {"description": "City where the restaurant is located"}, "location", "San Diego"),
+    ("Paris, France", {"description": "City in which the journey ends"}, "destination_city", "Paris"),
+    ("yes", {"description": "Whether it is free", "enum": ["True", "False"]}, "free_entry", "True"),
+    ("two", {"description": "Number of seats", "enum": ["1", "2"]}, "number_of_seats", "2"),
+    ("economy", {"description": "Fare class", "enum": ["Economy", "Business"]}, "flight_class", "Economy"),
+    ("Sino", {"description": "Name of the restaurant"}, "restaurant_name", "Sino"),
+])
+def test_values_are_rewritten_into_the_tools_form(value, prop, name, expected):
+    assert rewritten(value, prop, name, None) == expected

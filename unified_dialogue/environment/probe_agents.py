@@ -1,0 +1,429 @@
+"""The probe agents of ``probes`` (its docstring says what each does): ``Careful``, and the
+others as changes of what it calls (``extra_calls``, ``book``, ``search_before``) or
+answers (``answer``). An agent is a generator of steps (``run``): it yields the calls of one
+message, is sent their answers (the texts the model would read), and returns its final
+answer; it reads the prompt and the tools' schemas only (``probe_values``).
+"""
+
+import itertools
+import json
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .probe_values import ordered_words, read_ticket, rewritten, same, similarity, today_of, words
+
+# The first word of a tool's description that says it changes something (a booking).
+BOOKING_VERBS = frozenset("book reserve make buy purchase schedule add transfer play rent set create request send "
+                          "pay order call hire".split())
+# A label fits an argument when its words are this close (similarity); below, it is not used.
+FIT = 0.6
+MOST_ROWS_BOOKED = 5
+# Words a label may use for a slot name's word.
+SYNONYMS = {"contact": "phone", "telephone": "phone", "cost": "price", "fare": "price"}
+# How an English label names one end of a journey (a slot name's word), as any reader takes it.
+PHRASES = (("flying to", "destination"), ("going to", "destination"), ("arriving at", "destination"),
+           ("flying out from", "origin"), ("flying from", "origin"), ("leaving from", "origin"),
+           ("departing from", "origin"), ("return", "inbound"))
+
+
+@dataclass
+class Tool:
+    name: str
+    description: str
+    properties: dict
+    required: tuple
+
+    @property
+    def service(self):
+        return self.name.split("__")[0]
+
+    @property
+    def booking(self):
+        first = (self.description.split() or [""])[0].casefold()
+        return first in BOOKING_VERBS
+
+
+@dataclass
+class Act:
+    """What a probe did for one request: the tool, the arguments, the rows it got (None:
+    no call made, or an error), the row acted on, and the search row before a booking."""
+
+    request: object
+    tool: Optional[Tool] = None
+    arguments: dict = field(default_factory=dict)
+    rows: Optional[list] = None
+    row: Optional[dict] = None
+    found: Optional[dict] = None
+    refused: bool = False
+    offered: Optional[dict] = None
+    alternative: bool = False
+
+
+def tools_of(tools):
+    made = {}
+    for entry in tools or ():
+        function = entry.get("function") or entry
+        params = function.get("parameters") or {}
+        made[function["name"]] = Tool(function["name"], function.get("description") or "",
+                                      params.get("properties") or {}, tuple(params.get("required") or ()))
+    return made
+
+
+def read_answer(text):
+    """A tool's answer as ``(rows, refusal)``: the rows of a JSON list of objects (None for
+    an error); for a refusal (an object with ``refused``) no row, and the refusal."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return None, None
+    if isinstance(value, dict) and "refused" in value:
+        return [], value
+    return ([row for row in value if isinstance(row, dict)] if isinstance(value, list) else None), None
+
+
+def offered_row(refusal):
+    """The alternative a refusal offers (the first object in it), else None."""
+    return next((value for value in (refusal or {}).values() if isinstance(value, dict)), None)
+
+
+def yes_no_text(value):
+    return {"true": "yes", "false": "no"}.get(str(value).casefold(), str(value))
+
+
+class Careful:
+    """The careful probe; the others change what it calls (``extra_calls``, ``book``) or
+    answers (``answer``)."""
+
+    literal = False
+
+    def __init__(self, messages, tools):
+        prompt = [m for m in messages if m.get("role") in ("system", "user")]
+        self.ticket = next((m.get("content") or "" for m in messages if m.get("role") == "user"), "")
+        self.today = today_of("\n".join(str(m.get("content") or "") for m in prompt))
+        self.requests = read_ticket(self.ticket)
+        self.tools = tools_of(tools)
+        self.acts, self.calls, self.read, self.refusals = [], [], [], []
+
+    # ------------------------------------------------------------ steps
+
+    def call(self, *calls):
+        """Make ``calls`` ((tool, arguments) pairs) in one message; their rows (None: an error)."""
+        texts = yield [(tool.name, arguments) for tool, arguments in calls]
+        read = [read_answer(text) for text in texts]
+        self.refusals = [refusal for _, refusal in read]
+        for (tool, arguments), (rows, _) in zip(calls, read):
+            self.calls.append((tool, arguments, rows))
+            self.read += [(tool, row) for row in rows or ()]
+        return [rows for rows, _ in read]
+
+    def run(self):
+        for request in self.requests:
+            act = Act(request, self.tool_for(request))
+            self.acts.append(act)
+            if act.tool is None:
+                continue
+            act.arguments = self.arguments(act.tool, request)
+            missing = [slot for slot in act.tool.required if slot not in act.arguments]
+            if missing and act.tool.booking:
+                found = yield from self.search_before(act)
+                if found:
+                    act.found = found[0]
+                    act.arguments.update({slot: str(found[0][slot]) for slot in missing if slot in found[0]})
+                    if len(found) > 1:
+                        yield from self.book(act, found)
+                        continue
+            for slot in act.tool.required:
+                if slot not in act.arguments:
+                    known = self.known(slot)
+                    if known is not None:
+                        act.arguments[slot] = known
+            yield from self.book(act, [act.found])
+            if not act.tool.booking and any(self.named_item(ask)[1] is None and " of " in ask for ask in request.asks):
+                # a question about an item this search did not return: the search with fewer filters
+                required = {slot: value for slot, value in act.arguments.items() if slot in act.tool.required}
+                if required != act.arguments:
+                    yield from self.call((act.tool, required))
+        yield from self.extra_calls()
+        return self.answer()
+
+    def book(self, act, found):
+        """Call the request's tool with its arguments (``found``: rows of a search before it,
+        each a booking of its own for ``overbook``)."""
+        (rows,) = yield from self.call((act.tool, act.arguments))
+        if rows is None and any(slot not in act.tool.required for slot in act.arguments):
+            (rows,) = yield from self.call((act.tool, self.valid(act.tool, act.arguments)))
+        refusal = self.refusals[0]
+        if refusal is not None:
+            act.refused, act.offered = True, offered_row(refusal)
+            fallbacks = [value for value in act.request.values if value.fallback]
+            if act.offered and fallbacks and not act.request.declines:  # the user accepts the alternative
+                accepted = {slot: str(act.offered[slot]) for slot in act.tool.properties if slot in act.offered}
+                (rows,) = yield from self.call((act.tool, {**act.arguments, **accepted}))
+                act.alternative = bool(rows)
+        act.rows = rows
+        act.row = self.best(rows or [], act.request) if rows else None
+
+    def search_before(self, act):
+        """The rows of the search a booking needs (best first): the same service's search
+        tool whose arguments share most with the booking's, called with the ticket's values."""
+        searches = [tool for tool in self.tools.values() if tool.service == act.tool.service and not tool.booking]
+        if not searches:
+            return []
+        search = max(searches, key=lambda tool: len(set(tool.properties) & set(act.tool.properties)))
+        arguments = self.arguments(search, act.request)
+        for slot in search.required:
+            if slot not in arguments and self.known(slot) is not None:
+                arguments[slot] = self.known(slot)
+        (rows,) = yield from self.call((search, arguments))
+        required = {slot: value for slot, value in arguments.items() if slot in search.required}
+        if not rows and required != arguments:  # no row with every filter: the filters dropped
+            (rows,) = yield from self.call((search, required))
+        rows = rows or []
+        return sorted(rows, key=lambda row: -self.fit(row, act.request))[:1] if rows else []
+
+    def extra_calls(self):
+        return
+        yield
+
+    # ------------------------------------------------------------ reading
+
+    def tool_for(self, request):
+        """The tool whose description (and service) fits the request best."""
+        def score(tool):
+            said = tool.description.split(" (service:")[0]
+            return (request.service == tool.service, similarity(request.description, said, tool.name))
+
+        candidates = sorted(self.tools.values(), key=score, reverse=True)
+        return candidates[0] if candidates and score(candidates[0])[1] > 0 else None
+
+    def value_for(self, prop, slot, requests, filters=False):
+        """The ticket's value for an argument: the label that fits it best, in ``requests``
+        (``filters``: a search's argument, which a value the user only accepted is not)."""
+        best, best_fit = None, 0.0
+        for request in requests:
+            for given in request.values:
+                if filters and given.accepted:
+                    continue
+                fit = similarity(given.label, prop.get("description") or slot, slot)
+                if fit > best_fit:
+                    best, best_fit = given.value, fit
+        return best if best_fit >= FIT else None
+
+    def arguments(self, tool, request):
+        made = {}
+        for slot, prop in tool.properties.items():
+            value = self.value_for(prop, slot, [request], filters=not tool.booking)
+            if value is None:
+                continue
+            if not self.literal:
+                if value.casefold() == "dontcare" and slot not in tool.required:
+                    continue
+                value = rewritten(value, prop, slot, self.today)
+            made[slot] = value
+        return made
+
+    def known(self, slot):
+        """A value for ``slot`` from the rest of the ticket or a row acted on before."""
+        for tool in self.tools.values():
+            if slot in tool.properties:
+                value = self.value_for(tool.properties[slot], slot, self.requests)
+                if value is not None:
+                    return value if self.literal else rewritten(value, tool.properties[slot], slot, self.today)
+        for act in reversed(self.acts):
+            for row in (act.row, act.found):
+                if row and slot in row:
+                    return str(row[slot])
+        return None
+
+    def valid(self, tool, arguments):
+        """The arguments without an optional one a categorical slot refuses."""
+        return {slot: value for slot, value in arguments.items()
+                if slot in tool.required or "enum" not in tool.properties.get(slot, {}) or
+                any(same(value, option) for option in tool.properties[slot]["enum"])}
+
+    def fit(self, row, request):
+        """How well a row fits the ticket: its values the request gives (2 each), or another
+        request gives (1 each)."""
+        values = [str(value) for value in row.values()]
+        score = 0
+        for other in self.requests:
+            for given in other.values:
+                if any(same(wanted, have) for wanted in (given.value, given.fallback) if wanted for have in values):
+                    score += 2 if other is request else 1
+        return score
+
+    def best(self, rows, request):
+        return max(rows, key=lambda row: self.fit(row, request)) if rows else None
+
+    def asked_slot(self, ask, row):
+        """The slot of ``row`` a ``Tell me`` label asks for: an argument described so, else
+        the slot whose name's words the label holds."""
+        for tool in self.tools.values():
+            for slot, prop in tool.properties.items():
+                if slot in row and similarity(ask, prop.get("description") or "", slot) == 1.0:
+                    return slot
+        plain = " ".join(ask.casefold().split())
+        order = ordered_words(ask)
+        said = set(order) | {SYNONYMS[word] for word in order if word in SYNONYMS} | {slot_word for phrase, slot_word in PHRASES if phrase in plain}
+        if not said & {"inbound", "return"}:
+            said.add("outbound")
+        scored = []
+        for slot in row:
+            named = words(slot)
+            shared = len(named & said)
+            if not named or ("name" in slot and "name" not in plain) or shared / len(named) < 0.5:
+                continue
+            first = min((position for position, word in enumerate(order) if word in named or SYNONYMS.get(word) in named),
+                        default=len(order))
+            scored.append((len(named & said), -first, len(named & said) / len(named), slot))
+        return max(scored)[-1] if scored else None
+
+    def named_item(self, ask):
+        """``(label, row)`` of a ``Tell me`` entry that names its item (``<label> of <item>``,
+        the item's values comma separated): the row read that holds the item; else
+        ``(ask, None)``."""
+        pieces = ask.split(" of ")
+        for cut in range(len(pieces) - 1, 0, -1):
+            label, item = " of ".join(pieces[:cut]), " of ".join(pieces[cut:])
+            parts = [part.strip() for part in item.split(",") if part.strip()]
+            for _, row in reversed(self.read):
+                if all(any(same(part, value) for value in row.values()) for part in parts):
+                    return label, row
+        return ask, None
+
+    def told(self, act, ask):
+        """``(row, value)`` of an asked slot: the item of ``act`` (or the alternative a
+        refusal offered for it), or the item the entry names (None: not found)."""
+        label, named = self.named_item(ask)
+        if named is not None:
+            slot = self.asked_slot(label, named)
+            return (named, named[slot]) if slot is not None else (None, None)
+        for row in (act.row, act.found, act.offered):
+            if row:
+                slot = self.asked_slot(ask, row)
+                if slot is not None:
+                    return row, row[slot]
+        return None, None
+
+    # ------------------------------------------------------------ answers
+
+    def item_text(self, act):
+        """The item acted on by its values, a yes or no aside."""
+        row = act.row or act.found or {}
+        shown = {slot: value for slot, value in row.items() if str(value) not in ("True", "False")}
+        return ", ".join(f"{slot.replace('_', ' ')}: {value}" for slot, value in shown.items())
+
+    def act_text(self, act):
+        request = act.request
+        if act.tool is None:
+            return f"I found no service to {request.description}."
+        said = ", ".join(f"{slot.replace('_', ' ')}: {value}" for slot, value in act.arguments.items())
+        if act.tool.booking and act.refused:
+            head = f"The service could not do it ({request.description}, {said})."
+            if act.alternative:
+                head += f" It offered instead, and I booked: {self.item_text(act)}."
+            elif act.offered:
+                head += " I did not take the alternative it offered."
+        elif act.tool.booking:
+            head = f"Done ({request.description}): {said}." if act.rows else \
+                f"I could not do it ({request.description}, {said}): the service refused it."
+        else:
+            head = f"Found ({request.description}): {self.item_text(act)}." if act.row else \
+                f"Nothing was found ({request.description}, {said})."
+        lines = [head]
+        for ask in request.asks:
+            _, value = self.told(act, ask)
+            lines.append(f"- {ask}: {yes_no_text(value)}" if value is not None else f"- {ask}: not given by the service")
+        return "\n".join(lines)
+
+    def answer(self):
+        return "\n".join(self.act_text(act) for act in self.acts) or "I found nothing to do."
+
+
+class Literal(Careful):
+    literal = True
+
+
+class Dump(Careful):
+    def answer(self):
+        return "\n".join(json.dumps(row, ensure_ascii=False) for _, row in self.read) or "Nothing was found."
+
+
+class SpamDump(Dump):
+    def extra_calls(self):
+        more = []
+        for tool, arguments, _ in list(self.calls):
+            if tool.booking:
+                continue
+            optional = [slot for slot in arguments if slot not in tool.required]
+            for size in range(len(optional)):
+                for kept in itertools.combinations(optional, size):
+                    more.append((tool, {slot: value for slot, value in arguments.items()
+                                        if slot in tool.required or slot in kept}))
+        if more:
+            yield from self.call(*more)
+
+
+class Hedge(Careful):
+    def answer(self):
+        hedges = [f"{ask}: yes. {ask}: no." for act in self.acts for ask in act.request.asks]
+        return "\n".join([super().answer(), *hedges])
+
+
+class Silent(Careful):
+    def answer(self):
+        return "Done."
+
+
+class Lie(Careful):
+    def answer(self):
+        # the opposite of what happened: nothing done where something was, else success
+        if any(act.rows for act in self.acts):
+            return "Sorry, nothing was booked."
+        return "Done: it is all booked as you asked."
+
+
+class Echo(Careful):
+    def answer(self):
+        return "\n".join(f"{tool.name}: " + ", ".join(f"{slot}: {value}" for slot, value in arguments.items())
+                         for tool, arguments, _ in self.calls) or "Done."
+
+
+class Numbers(Careful):
+    def answer(self):
+        return super().answer() + "\nFigures: " + ", ".join(str(n) for n in range(0, 11)) + "."
+
+
+class ListAll(Careful):
+    def answer(self):
+        lines = [super().answer()]
+        for act in self.acts:
+            for ask in act.request.asks:
+                values = []
+                for _, row in self.read:
+                    slot = self.asked_slot(ask, row)
+                    if slot is not None and yes_no_text(row[slot]) not in values:
+                        values.append(yes_no_text(row[slot]))
+                lines.append(f"{ask}: {', '.join(values)}")
+        return "\n".join(lines)
+
+
+class Overbook(Careful):
+    def search_before(self, act):
+        found = yield from super().search_before(act)
+        searched = self.calls[-1][2] or []
+        return (found + [row for row in searched if row not in found])[:MOST_ROWS_BOOKED]
+
+    def book(self, act, found):
+        if len(found) < 2:
+            yield from super().book(act, found)
+            return
+        missing = [slot for slot in act.tool.required if slot not in self.arguments(act.tool, act.request)]
+        bookings = [(act.tool, {**act.arguments, **{slot: str(row[slot]) for slot in missing if slot in row}})
+                    for row in found]
+        answers = yield from self.call(*bookings)
+        act.rows = next((rows for rows in answers if rows), answers[0])
+        act.row = self.best(act.rows or [], act.request) if act.rows else None
+
+
+__all__ = ["Careful", "Dump", "Echo", "Hedge", "Lie", "ListAll", "Literal", "Numbers", "Overbook", "Silent", "SpamDump"]
