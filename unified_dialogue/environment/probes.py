@@ -76,10 +76,10 @@ def answerer(name):
 
 
 class ProbeEndpoint:
-    """A probe where ``play.Endpoint`` stands: ``play.evaluate`` and ``play.play_episode``
+    """A probe where ``endpoint.Endpoint`` stands: ``play.evaluate`` and ``play.play_episode``
     play it in process as they play a served model."""
 
-    temperature, seed, answered = 0.0, None, True
+    temperature, seed, max_tokens, answered = 0.0, None, None, True
 
     def __init__(self, name):
         answerer(name)
@@ -88,7 +88,7 @@ class ProbeEndpoint:
     def reachable(self):
         return None
 
-    def answer(self, messages, tools):
+    def answer(self, messages, tools, seed=None, stop=None):
         return next_message(self.name, messages, tools)
 
 

@@ -157,7 +157,8 @@ def left_out_split(ready, options):
 def play_all(parts, names, limit, out_dir, show):
     """``{probe: {id: episode line}}``, each probe played in process on each of ``parts``
     (``(name, splits.Split)``: the judged episodes, the left-out ones)."""
-    from ..environment.play import evaluate, finished
+    from ..environment.play import evaluate
+    from ..environment.runs import finished
 
     played = {}
     for name in names:
@@ -166,7 +167,7 @@ def play_all(parts, names, limit, out_dir, show):
             out = os.path.join(out_dir, f"{name}{part}.jsonl")
             evaluate(probes.ProbeEndpoint(name), ready, out, limit=limit, concurrency=1,
                      progress=(lambda done, total, name=name: show(name, done, total)) if show else None)
-            played[name].update(finished(out))
+            played[name].update({key: line for (key, _), line in finished(out).items()})
     return played
 
 
@@ -185,14 +186,14 @@ def through_command(name, split, limit, options, folder):
     """``{id: episode line}`` of probe ``name`` played by the evaluation command against the
     stand-in server."""
     from ..environment.__main__ import main as evaluation
-    from ..environment.play import finished
+    from ..environment.runs import finished
     from ..testing.server import StandInServer
 
     out = os.path.join(folder, f"{name}-served.jsonl")
     with StandInServer(probes.answerer(name)) as server, contextlib.redirect_stdout(io.StringIO()):
         evaluation(["--base-url", server.base_url, "--model", f"probe-{name}", "--split", split, "--out", out,
                     "--limit", str(limit), "--concurrency", "1", *copy_flags(options)])
-    return finished(out)
+    return {key: line for (key, _), line in finished(out).items()}
 
 
 def through_trl(name, ready, rows):
