@@ -23,7 +23,7 @@ from test_environment_user import replaying_user  # noqa: E402
 from unified_dialogue import load  # noqa: E402
 from unified_dialogue.environment import gold, reward, trials  # noqa: E402
 from unified_dialogue.environment.__main__ import main as evaluation  # noqa: E402
-from unified_dialogue.environment.play import summary as command_summary  # noqa: E402
+from unified_dialogue.environment.results import summary as command_summary  # noqa: E402
 from unified_dialogue.integrations.verifiers.summary import lines_of, summary  # noqa: E402
 from unified_dialogue.testing.server import StandInServer  # noqa: E402
 
@@ -149,7 +149,7 @@ def test_vf_eval_gives_the_evaluation_commands_numbers(tmp_path, cache, capsys, 
             sorted(json.dumps({k: line[k] for k in kept}) for line in expected * rounds)
         made = summary(got)
         made.pop("pass_hat_k", None)
-        assert made == command_summary(expected * rounds)
+        assert made == command_summary(expected * rounds, trials=rounds)
     assert {line["reward"] for line in found["gold"]} == {1.0}
     wrong = numbers(found["imperfect"])
     assert wrong[MISSED]["transaction_recall"] == 0.0 and wrong[WRONG]["transaction_precision"] == 0.0
