@@ -19,7 +19,7 @@ import re
 
 from . import communicate
 from .final_state import ratio, unanswered_refusals
-from .reading import clauses, normal
+from .reading import clauses, normal, unabbreviated
 
 YES_NO = frozenset({"true", "false"})
 
@@ -90,7 +90,7 @@ def without_other_asked(episode, entry, text):
     def names(sentence, forms):
         return all(communicate.mentions(sentence, values) for values in forms)
 
-    return "\n".join(sentence for sentence in SENTENCE.split(text)
+    return "\n".join(sentence for sentence in SENTENCE.split(unabbreviated(text))
                      if names(sentence, mine) or not any(names(sentence, other) for other in others))
 
 
