@@ -159,7 +159,7 @@ def test_attribution_takes_the_item_named_last_before_else_first_after():
     assert c.attributed(0, [], bounds) == set()
     assert c.about_asked(frozenset(), []) and not c.about_asked(frozenset(), [(5, 6, 1)])
     assert c.about_asked(frozenset({0, 1}), [(0, 1, 0), (5, 6, 1)])
-    both = c.normal("X and Y. Then 2")
+    both = c.normal("X and Y; then 2")
     assert c.attributed(both.index("2"), [(0, 1, 0), (6, 7, 1)], c.sentences(both)) == {0, 1}
 
 
@@ -213,6 +213,29 @@ def test_a_value_said_after_a_sentence_naming_two_items_counts_for_both():
     assert said_about(text, ALMADEN, "phone_number", ["555-9999"], other)
     dump = "Almaden House and Alameda Gardens. Phones: 555-9999, 555-1234."
     assert not said_about(dump, ALMADEN, "phone_number", ["555-9999"], other)
+
+
+def test_several_values_of_the_slot_for_the_asked_item_are_no_answer():
+    wind = [([], ["1"])]
+    assert said_about("Wind is 5 mph.", [], "wind", ["5"], wind)
+    assert not said_about("Wind: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 mph.", [], "wind", ["5"], wind)
+    assert said_about("Wind: 5 mph. It feels like 1 mph less.", [], "wind", ["5"], wind)
+    stops = [([["10:00"]], ["1"])]
+    assert said_about("For 1 passenger, the flight at 2 pm has 0 stops.", [["14:00"]], "number_stops", ["0"], stops)
+    text = reading.normal("Wind: 5, 1.")
+    one = text.index("1")
+    assert c.also_stated(text, (one, one + 1), {}, ["1"], frozenset(), False)
+    assert not c.also_stated(text, (one, one + 1), {}, ["1"], frozenset(), True)
+    assert not c.also_stated(text, (one, one + 1), {}, ["1"], frozenset({0}), False)
+    assert not c.also_stated(text, (one, one + 1), {one: frozenset()}, ["1"], frozenset(), False)
+
+
+def test_a_title_s_or_an_initial_s_dot_ends_no_sentence():
+    text = reading.normal("Dr. Manuj K. Nangia is at 12 Main St. Call him. Bye!")
+    assert text == "dr manuj k nangia is at 12 main st call him\nbye"
+    unabbreviated = reading.unabbreviated("Mr. Lee met Ms. A. Ray. We saw a. p.m. Bye.")
+    assert unabbreviated == "Mr Lee met Ms A Ray. We saw a. p.m. Bye."
+    assert len(reading.sentences(reading.normal("Sakura is open. Elizabeth A. Uno is not."))) == 2
 
 
 def test_clauses_and_sentences():

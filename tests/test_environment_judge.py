@@ -4,6 +4,7 @@ reward's criteria on SGD's fixtures (the gold agent 1.0, a refused booking no tr
 a wrong item or a silent answer 0.0)."""
 
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -208,3 +209,16 @@ def test_a_sentence_about_another_asked_item_is_its_own_answer():
     text = "Sino: phone 408-1.\nTofu: phone 408-2.\nBoth are open."
     assert told.without_other_asked(Told([sino, tofu]), sino, text) == "Sino: phone 408-1.\nBoth are open."
     assert told.without_other_asked(Told([sino]), sino, text) == text
+
+
+def test_an_item_less_value_has_the_other_rows_values_of_its_slot_against_it():
+    wind = {"service": "Weather_1", "slot": "wind", "values": ["5"], "item": []}
+    tools = {"GetWeather": SimpleNamespace(service="Weather_1", slots={})}
+    rows = [("GetWeather", {"date": day, "wind": value}) for day, value in (("06", "5"), ("09", "1"), ("10", "3"))]
+    episode = SimpleNamespace(outcome={"told": [wind], "transactions": []}, rows=rows,
+                              services=SimpleNamespace(tools=tools))
+    assert told.other_items(episode, wind) == [([], ["1"]), ([], ["3"])]
+    assert told.value_given(episode, wind, "Wind: 5 mph.")
+    assert not told.value_given(episode, wind, "Wind: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 mph.")
+    episode.outcome["told"].append({**wind, "values": ["3"]})  # the wind of another day, asked too
+    assert told.other_items(episode, wind) == [([], ["1"])]

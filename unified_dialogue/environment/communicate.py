@@ -28,7 +28,8 @@ Three questions, each a pure function of the text:
   a yes-or-no value, or ``None`` (no subtitles), is said in words.
 
 Attribution. The text is cut into sentences (line breaks, ``.``, ``!``, ``?``, ``;`` before
-white space) and a sentence into clauses (commas, ``|``, and ``and``/``but``/``while`` …).
+white space; not the dot of a title or an initial: ``Dr. Manuj K. Nangia``) and a sentence
+into clauses (commas, ``|``, and ``and``/``but``/``while`` …).
 An item is named where one of its *distinctive* identifying values is mentioned (a value
 another item shares names neither; a mention inside a longer mention of another item does
 not count). A statement (a value's mention, or the subject word of a yes-or-no clause) is
@@ -42,7 +43,9 @@ Another item's value counts as stated for it when it is about that item alone, o
 among others where the same words do not also state the asked value, or about none named
 where the asked value is itself credited only so (a list of every row's values without
 names gives nothing), unless it is a number of one or two digits (``small_number``: a count
-a text may say as another fact).
+a text may say as another fact), except one standing alone in its clause where the asked
+value too is stated with no item named (``also_stated``): a list ``0, 1, … 10`` states
+several values of the slot, which is no answer, as yes beside no is.
 """
 
 import re
@@ -121,8 +124,8 @@ def against(items, index, also_asked, forms, named_credit):
 # ---------------------------------------------------------------- the three questions
 
 def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False, asked_items=()):
-    """Whether ``text`` states the value of ``slot`` for the asked item, and no value of
-    the slot for another (see the module's docstring).
+    """Whether ``text`` states the value of ``slot`` for the asked item, no other value of
+    the slot for it, and no value of the slot for another (see the module's docstring).
 
     Args:
         text: what the user was told.
@@ -159,11 +162,26 @@ def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False, a
     names = [(s, e, i) for s, e, i in names if i == 0 or not any(s < end and start < e for start, end in spans)]
     asked = {start: attributed(start, names, bounds) for start, _ in spans}
     credited = [items for items in asked.values() if about_asked(items, names)]
-    if not credited:
+    if not credited or any(also_stated(normal_text, span, asked, values, attributed(span[0], names, bounds),
+                                       any(credited))
+                           for _, values in other_items for span in occurrences(normal_text, list(values))):
         return False
     return not any(against(attributed(start, names, bounds), index, start in asked, values, any(credited))
                    for index, (_, values) in enumerate(other_items, 1)
                    for start, _ in occurrences(normal_text, list(values)))
+
+
+def also_stated(normal_text, span, asked, forms, items, named_credit):
+    """Whether another value of the slot (``forms``, mentioned at ``span``, about ``items``)
+    is stated for the asked item, which makes several values of it and no answer: a mention
+    that is no mention of the asked value (``asked``), about none named where the asked value
+    is credited only so (not ``named_credit``; ``against`` judges the others); a number of one
+    or two digits only where it stands alone in its clause (``0, 1, … 10``), not inside a
+    phrase saying another fact (``for 1 passenger``)."""
+    if span[0] in asked or items or named_credit:
+        return False
+    clause = next(((s, e) for s, e in clauses(normal_text) if s <= span[0] < e), span)
+    return not small_number(forms) or clause == span
 
 
 def same_item(item_forms, other_forms):

@@ -21,6 +21,14 @@ ABBREVIATIONS = {"street": "st", "avenue": "ave", "boulevard": "blvd", "road": "
 JOINERS = ".:/,-"
 PHONE = re.compile(r"(?<![\w:/-])(?<!\d\.)(?:\+\d{1,3}|\(?\d{2,}\)?)(?:[ .-]\(?\d{2,}\)?)+(?![\w])")
 COUNTRY_CODE = re.compile(r"^\+\d{1,3}[ -]+(?=\(?\d)")
+# A dot after a title or a single capital initial abbreviates and ends no sentence ("Dr. Manuj K. Nangia").
+ABBREVIATED = re.compile(r"(?<![\w.])((?i:dr|mr|mrs|ms|st|mt|jr|sr|prof|rev)|[A-Z])\.(?=\s)")
+
+
+def unabbreviated(text):
+    """``text`` without the dots of its abbreviations (``ABBREVIATED``), so that only sentence
+    ends are left."""
+    return ABBREVIATED.sub(r"\1", text)
 
 
 def ordinal(number):
@@ -68,10 +76,10 @@ def numbers(text):
 
 @lru_cache(maxsize=4096)
 def normal(text):
-    """``text`` as compared: case folded, sentence ends as line breaks, commas between words
+    """``text`` as compared: case folded, sentence ends (not an abbreviation's dot) as line breaks, commas between words
     (clause ends) as `` , ``, other punctuation around words as space, words single-spaced
     (see the module's docstring for numbers and words)."""
-    text = text.casefold().replace("\u2019", "'").replace("\u2018", "'")
+    text = unabbreviated(text).casefold().replace("\u2019", "'").replace("\u2018", "'")
     text = re.sub(r"\b([ap])\.\s?m\b\.?", r"\1m", text)
     text = re.sub(r"(\d)\s*([ap]m)\b", r"\1 \2", text)
     text = numbers(text.replace("'", "").replace("&", " and ").replace("%", " percent "))

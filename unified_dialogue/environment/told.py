@@ -19,7 +19,7 @@ import re
 
 from . import communicate
 from .final_state import ratio, unanswered_refusals
-from .reading import clauses, normal
+from .reading import clauses, normal, unabbreviated
 
 YES_NO = frozenset({"true", "false"})
 
@@ -48,19 +48,23 @@ def other_items(episode, entry):
     """``(item forms, value forms)`` of the rows the episode read from the entry's service
     that are not the asked item and hold a value of its slot (not a value naming the row's
     own item, nor an argument of a booking of another service the user asked for, nor one the
-    asked value holds)."""
+    asked value holds); for a value asked of no item (the weather), each row's value of the
+    slot the user did not ask for, of no item."""
     slots = [slot["slot"] for slot in entry["item"]]
-    asked = [[{form.casefold() for form in forms} for forms in item_forms(other["item"])]
-             for other in episode.outcome["told"] if other["service"] == entry["service"]
-             and other["slot"] == entry["slot"] and [s["slot"] for s in other["item"]] == slots]
+    same = [other for other in episode.outcome["told"] if other["service"] == entry["service"]
+            and other["slot"] == entry["slot"] and [s["slot"] for s in other["item"]] == slots]
+    asked = [[{form.casefold() for form in forms} for forms in item_forms(other["item"])] for other in same]
+    told_values = {value.casefold() for other in same for value in other["values"]}
     booked = {pair["value"] for call in episode.outcome["transactions"] if call["service"] != entry["service"]
               for pair in call["arguments"]}  # a ride to the restaurant says its address for the ride
     others = []
     for name, row in episode.rows:
-        if episode.services.tools[name].service != entry["service"] or entry["slot"] not in row or not slots:
+        if episode.services.tools[name].service != entry["service"] or entry["slot"] not in row:
             continue
         values = [row.get(slot) for slot in slots]
-        if any(all(value is not None and value.casefold() in forms for value, forms in zip(values, item))
+        if not slots and row[entry["slot"]].casefold() in told_values:
+            continue  # an item-less value the user asked for (the wind of another day asked too)
+        if slots and any(all(value is not None and value.casefold() in forms for value, forms in zip(values, item))
                for item in asked):
             continue
         other = ([every_form([value]) for value in values if value is not None], every_form([row[entry["slot"]]]))
@@ -90,7 +94,7 @@ def without_other_asked(episode, entry, text):
     def names(sentence, forms):
         return all(communicate.mentions(sentence, values) for values in forms)
 
-    return "\n".join(sentence for sentence in SENTENCE.split(text)
+    return "\n".join(sentence for sentence in SENTENCE.split(unabbreviated(text))
                      if names(sentence, mine) or not any(names(sentence, other) for other in others))
 
 
