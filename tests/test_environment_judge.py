@@ -13,7 +13,7 @@ from unified_dialogue.chat import agent
 from unified_dialogue.chat.ticket import TODAY, ticket
 from unified_dialogue.core import features
 from unified_dialogue.environment import episode as episode_module
-from unified_dialogue.environment import found, gold, leftout, reward, splits, told
+from unified_dialogue.environment import final_state, found, gold, leftout, reward, splits, told
 from unified_dialogue.environment.episode import Episode
 from unified_dialogue.environment.services import Services
 from unified_dialogue.views import goals, items
@@ -137,6 +137,13 @@ def test_a_value_asked_of_two_items_names_each_item_in_the_ticket():
     assert [(q["item"][0]["values"], q["named"]) for q in entry["questions"]] == [(["Sino"], True), (["Tofu"], True)]
     assert "- Tell me: phone_number of Sino; phone_number of Tofu." in ticket({"intents": [entry]}, SCHEMAS)
     assert not goals.goal(turns[:4], SCHEMAS)["intents"][0]["questions"][0]["named"]
+
+
+def test_only_the_last_refused_attempt_of_an_intent_is_demanded():
+    first, last = ({"service": "Restaurants_2", "intent": "ReserveRestaurant", "arguments": [
+        {"slot": "time", "value": time}], "item": []} for time in ("19:00", "17:15"))
+    assert final_state.unanswered_refusals({"transactions": [], "refused": [first, last]}) == [last]
+    assert final_state.unanswered_refusals({"transactions": [last], "refused": [first]}) == []
 
 
 def test_aliases_map_the_users_words_to_the_services_form():
