@@ -14,7 +14,7 @@ from unified_dialogue.chat import agent
 from unified_dialogue.chat.ticket import TODAY, ticket
 from unified_dialogue.core import features
 from unified_dialogue.environment import episode as episode_module
-from unified_dialogue.environment import found, gold, leftout, reward, splits, told
+from unified_dialogue.environment import final_state, found, gold, leftout, reward, splits, told
 from unified_dialogue.environment.episode import Episode
 from unified_dialogue.environment.services import Services
 from unified_dialogue.views import goals, items
@@ -121,7 +121,30 @@ def test_told_values_carry_their_item_and_a_ticket_names_an_item_not_the_last():
         (["408-1"], ["Sino"]), (["408-2"], ["Tofu"])]
     assert gold_outcome["found"][0]["item"] == [{"slot": "restaurant_name", "values": ["Tofu"]}]
     text = ticket(goals.goal(turns, SCHEMAS), SCHEMAS)
-    assert "- Tell me: phone_number of Sino; phone_number." in text and f"({TODAY})" in text
+    assert "- Tell me: phone_number of Sino; phone_number of Tofu." in text and f"({TODAY})" in text
+
+
+def test_a_value_asked_of_two_items_names_each_item_in_the_ticket():
+    # no search call: the service ends at no item, so only the two items tell the questions apart
+    turns = [turn("USER", [act("INFORM", "location", ("San Jose", "San Jose"))],
+                  [state("FindRestaurants", location="San Jose")]),
+             turn("SYSTEM", [act("OFFER", "restaurant_name", ("Sino", "Sino"))]),
+             turn("USER", [act("REQUEST", "phone_number")]),
+             turn("SYSTEM", [act("INFORM", "phone_number", ("408-1", "408-1"))]),
+             turn("USER", [act("REQUEST", "phone_number")]),
+             turn("SYSTEM", [act("OFFER", "restaurant_name", ("Tofu", "Tofu")), act("INFORM", "phone_number",
+                                                                                  ("408-2", "408-2"))])]
+    (entry,) = goals.goal(turns, SCHEMAS)["intents"]
+    assert [(q["item"][0]["values"], q["named"]) for q in entry["questions"]] == [(["Sino"], True), (["Tofu"], True)]
+    assert "- Tell me: phone_number of Sino; phone_number of Tofu." in ticket({"intents": [entry]}, SCHEMAS)
+    assert not goals.goal(turns[:4], SCHEMAS)["intents"][0]["questions"][0]["named"]
+
+
+def test_only_the_last_refused_attempt_of_an_intent_is_demanded():
+    first, last = ({"service": "Restaurants_2", "intent": "ReserveRestaurant", "arguments": [
+        {"slot": "time", "value": time}], "item": []} for time in ("19:00", "17:15"))
+    assert final_state.unanswered_refusals({"transactions": [], "refused": [first, last]}) == [last]
+    assert final_state.unanswered_refusals({"transactions": [last], "refused": [first]}) == []
 
 
 def test_aliases_map_the_users_words_to_the_services_form():

@@ -9,7 +9,7 @@ its name, and its last value; the earlier values where the user changed it; a va
 user did not ask for but accepted when the service offered it is said to be one), where
 the service refused the request and the user declined its alternative a line saying so,
 then the values to be told about (the goal's ``questions``), each naming its item where it
-is not the one the service ends at.
+is not the one the service ends at or where the same value is asked of more than one item.
 """
 
 import functools

@@ -7,7 +7,8 @@ attempts the gold made that the service refused.
   with one side empty, 0.0). A refused call is no transaction, on either side.
 - ``attempts_made``: the share of the outcome's refused calls, of intents the outcome has
   no transaction of, that the episode made (1.0 where there are none): an episode whose
-  only booking was refused is judged on the attempt made with the user's values.
+  only booking was refused is judged on the attempt made with the user's values, the last
+  of its intent (a value the user changed between attempts is the ticket's last one).
 """
 
 from collections import Counter
@@ -21,9 +22,11 @@ def ratio(part, whole, other):
 
 
 def unanswered_refusals(outcome):
-    """The outcome's refused calls whose intent has no transaction."""
+    """The outcome's refused calls whose intent has no transaction, the last of each intent
+    (the one made with the user's final values; the earlier ones the user gave up)."""
     booked = {(call["service"], call["intent"]) for call in outcome["transactions"]}
-    return [call for call in outcome.get("refused") or () if (call["service"], call["intent"]) not in booked]
+    last = {(call["service"], call["intent"]): call for call in outcome.get("refused") or ()}
+    return [call for key, call in last.items() if key not in booked]
 
 
 def parts(episode):

@@ -12,9 +12,10 @@ asked first; ``accepted`` where the last is a value the user never said but took
 was offered), ``requested`` (the slots the user asked about), ``on_refusal`` (``accept`` or
 ``decline`` where the service refused the intent's booking: whether the user then took the
 alternative; else empty) and ``questions`` (each value told in answer to a request, its
-item, ``named`` where that is not the item the service ends at). A constraint comes from
-the user's ``INFORM`` acts while the intent is active, then from the intent's last
-dialogue state (values the user accepted from an offer are there).
+item, ``named`` where that is not the item the service ends at or where the slot was told
+of more than one item). A constraint comes from the user's ``INFORM`` acts while the intent
+is active, then from the intent's last dialogue state (values the user accepted from an
+offer are there).
 
 ``outcome(turns, schemas)`` gives the gold outcome: ``transactions`` (every transactional
 call the service carried out, with its ``item``), ``refused`` (every transactional call
@@ -218,16 +219,28 @@ def last_item(gold, service):
     return items[-1] if items else []
 
 
+def shared_slots(gold, service):
+    """The slots of ``service`` the system told for more than one item: each answer is
+    judged for its own item (``environment.told``), so a ticket names the item of each."""
+    items = {}
+    for told in gold["told"]:
+        if told["service"] == service and told["item"] and told["item"] not in items.setdefault(told["slot"], []):
+            items[told["slot"]].append(told["item"])
+    return {slot for slot, found in items.items() if len(found) > 1}
+
+
 def questions(entry, gold):
     """What the user asked about, of the values the system told: ``[{slot, item, named}]``,
-    ``named`` where the item is not the one the service ends at (a ticket names it)."""
+    ``named`` where the item is not the one the service ends at or where the slot was told
+    of more than one item (a ticket names it)."""
     last = {slot["slot"]: {v.casefold() for v in slot["values"]} for slot in last_item(gold, entry["service"])}
+    shared = shared_slots(gold, entry["service"])
     asked = []
     for told in gold["told"]:
         if told["service"] != entry["service"] or told["slot"] not in entry["requested"]:
             continue
         same_item = all(slot["slot"] not in last or last[slot["slot"]] & {v.casefold() for v in slot["values"]}
-                        for slot in told["item"])
+                        for slot in told["item"]) and told["slot"] not in shared
         question = {"slot": told["slot"], "item": told["item"], "named": bool(told["item"]) and not same_item}
         if question not in asked:
             asked.append(question)
