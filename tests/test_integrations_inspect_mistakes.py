@@ -15,7 +15,9 @@ import pytest
 pytest.importorskip("inspect_ai")
 
 from conftest import TESTS, checksums, fixture_dir  # noqa: E402
-from unified_dialogue.integrations.inspect import TaskError, across_domains, judged, sgd_ticket  # noqa: E402
+from unified_dialogue.environment.leftout import judged  # noqa: E402
+from unified_dialogue.environment.runs import across_domains  # noqa: E402
+from unified_dialogue.integrations.inspect import TaskError, sgd_ticket  # noqa: E402
 
 INSPECT = str(Path(sys.executable).parent / "inspect")
 

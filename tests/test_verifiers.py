@@ -21,7 +21,9 @@ from unified_dialogue.environment.episode import Episode  # noqa: E402
 from unified_dialogue.environment.play import tools_of  # noqa: E402
 from unified_dialogue.integrations.verifiers import record, summary  # noqa: E402
 from unified_dialogue.integrations.verifiers.reward import gold_parts  # noqa: E402
-from unified_dialogue.integrations.verifiers.taskset import SgdConfig, SgdTaskset, across_domains, judged  # noqa: E402
+from unified_dialogue.environment.leftout import judged  # noqa: E402
+from unified_dialogue.environment.runs import across_domains  # noqa: E402
+from unified_dialogue.integrations.verifiers.taskset import SgdConfig, SgdTaskset  # noqa: E402
 from unified_dialogue.testing.server import gold as replaying  # noqa: E402
 
 USER = {"user_base_url": "http://127.0.0.1:9/v1", "user_model": "user"}

@@ -15,6 +15,13 @@ def nothing_to_judge(outcome, goal):
 REASONS = {"nothing_to_judge": nothing_to_judge}
 
 
+def judged(row):
+    """Whether an ``episodes`` row is in the judged set: its ``left_out`` reason, where the rows
+    have that column, empty (``splits.prepare`` keeps only these; the adapters read the mark
+    through this one function)."""
+    return not row.get("left_out")
+
+
 def left_out(outcome, goal):
     """The first reason of ``REASONS`` that holds for a dialogue, or ``""`` (judged)."""
     for reason, holds in REASONS.items():

@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import random
+from itertools import zip_longest
 
 from ..core.errors import ConfigError
 from .reward import REWARD_VERSION
@@ -103,6 +104,23 @@ def finished(path, header=None):
 def domain(service):
     """A service's domain: its name without the ``_<number>`` SGD gives each service."""
     return service.rsplit("_", 1)[0] if service.rsplit("_", 1)[-1].isdigit() else service
+
+
+def first_domain(row):
+    """The domain of an ``episodes`` row's first service (``""`` for none)."""
+    return domain(row["services"][0]) if row["services"] else ""
+
+
+def across_domains(rows):
+    """``rows`` (episodes) ordered so that every prefix spans the domains: the first row of
+    each domain (of its first service, in name order), then the second of each, and so on,
+    each domain's rows in their own order; so a run limited to the first N covers as many
+    domains as N allows."""
+    groups = {}
+    for row in rows:
+        groups.setdefault(first_domain(row), []).append(row)
+    rounds = zip_longest(*(groups[name] for name in sorted(groups)))
+    return [row for turn in rounds for row in turn if row is not None]
 
 
 def sample(services, size, seed):

@@ -13,8 +13,6 @@ samples are ordered across domains, so a ``--limit`` run meets every domain it c
 
 import os
 import sys
-from collections import defaultdict
-from itertools import zip_longest
 
 import anyio.to_thread
 from inspect_ai import Epochs, Task, task
@@ -26,6 +24,8 @@ from ...core.errors import ConfigError, UnifiedDialogueError
 from ...core.sources import called_from
 from ...environment import endpoint, play, runs
 from ...environment.__main__ import unseen_services
+from ...environment.leftout import judged
+from ...environment.runs import across_domains
 from ...environment.splits import checked, prepare
 from ...environment.user import UserModel
 from .bridge import ModelEndpoint, chat_message
@@ -40,34 +40,13 @@ class TaskError(ConfigError):
     is one line naming the fix."""
 
 
-def judged(row):
-    """Whether an ``episodes`` row is a sample: not one the reward leaves out (its ``left_out``
-    reason, where the rows have that column, empty). The one place the adapter reads the mark."""
-    return not row.get("left_out")
-
-
-def primary_domain(row):
-    return runs.domain(row["services"][0]) if row["services"] else ""
-
-
-def across_domains(rows):
-    """``rows`` ordered so that every prefix spans the domains: the first row of each domain
-    (of a row's first service, in name order), then the second of each, and so on, each
-    domain's rows in their own order."""
-    groups = defaultdict(list)
-    for row in rows:
-        groups[primary_domain(row)].append(row)
-    rounds = zip_longest(*(groups[name] for name in sorted(groups)))
-    return [row for turn in rounds for row in turn if row is not None]
-
-
 def sample_of(row, unseen, tools):
     """The inspect ``Sample`` of an ``episodes`` row (``unseen``: the services train lacks)."""
     unseen_here = [name for name in row["services"] if name in unseen]
     return Sample(id=row["id"], input=[chat_message(m) for m in row["prompt"]],
                   metadata={"dialogue_id": row["dialogue_id"], "services": list(row["services"]),
                             "unseen_services": unseen_here, "seen": not unseen_here,
-                            "domain": primary_domain(row),
+                            "domain": runs.first_domain(row),
                             "domains": sorted({runs.domain(name) for name in row["services"]}),
                             "tools": [tool["function"]["name"] for tool in tools]})
 

@@ -7,8 +7,6 @@ evaluation command's (``environment.play.tools_of``: ``agent-call-chat``'s JSON 
 and ``send_message_to_user`` where the agent talks to a user).
 """
 
-from collections import defaultdict
-from itertools import zip_longest
 from typing import Any, Optional
 
 import verifiers.v1 as vf
@@ -18,28 +16,12 @@ from ...core.errors import ConfigError, UnifiedDialogueError
 from ...core.sources import called_from
 from ...environment import gold, splits
 from ...environment.play import tools_of
-from ...environment.runs import domain
+from ...environment.leftout import judged
+from ...environment.runs import across_domains, domain
 from ...environment.tickets import MODES
 from ...environment.user import UserModel
 from .reward import gold_parts, scored
 from .toolset import SgdState, SgdToolset, SgdToolsetConfig
-
-
-def judged(row):
-    """Whether an ``episodes`` row is judged: the one place where the episodes left out of the
-    judged set (their ``left_out`` reason, where the rows give one) are kept from the tasks."""
-    return not row.get("left_out")
-
-
-def across_domains(rows):
-    """``rows`` (episodes) in turns over their first service's domain, the domains in name
-    order, each domain's rows in split order: the first N tasks cover as many domains as N
-    allows (a run limited to N tasks is not one domain's)."""
-    by_domain = defaultdict(list)
-    for row in rows:
-        by_domain[domain(row["services"][0])].append(row)
-    turns = zip_longest(*(by_domain[name] for name in sorted(by_domain)))
-    return [row for turn in turns for row in turn if row is not None]
 
 
 class SgdTaskConfig(vf.TaskConfig):
