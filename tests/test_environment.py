@@ -272,3 +272,35 @@ def test_a_call_of_an_intent_outside_the_schemas_is_an_error_naming_dialogue_and
         calls.table(unified)
     assert calls.table(pa.Table.from_pylist([minimal_record("FindRestaurants")],
                                             schema=UNIFIED_FEATURES.arrow_schema)).num_rows == 1
+
+
+def test_the_dialogues_own_rows_come_first_one_row_per_item(tmp_path):
+    slots = [{"name": name, "description": "", "is_categorical": False, "possible_values": []}
+             for name in ("city", "restaurant_name", "phone", "date", "humidity")]
+    schemas = [{"service_name": "Food_1", "description": "", "slots": slots[:3], "intents": [
+                   {"name": "FindRestaurants", "description": "", "is_transactional": False,
+                    "required_slots": ["city"], "optional_slots": [], "result_slots": ["city", "restaurant_name", "phone"]}]},
+               {"service_name": "Sky_1", "description": "", "slots": [slots[0], *slots[3:]], "intents": [
+                   {"name": "GetWeather", "description": "", "is_transactional": False, "required_slots": ["city"],
+                    "optional_slots": [{"slot": "date", "value": "2019-03-01"}],
+                    "result_slots": ["city", "date", "humidity"]}]}]
+    rows = [call_row("other", 1, "Food_1", "FindRestaurants", {"city": "Napa"},
+                     [{"city": "Napa", "restaurant_name": "Bistro", "phone": "111"},
+                      {"city": "Napa", "restaurant_name": "Cafe", "phone": "222"}]),
+            call_row("mine", 1, "Food_1", "FindRestaurants", {"city": "Napa", "phone": "333"},
+                     [{"city": "Napa", "restaurant_name": "Cafe", "phone": "333"}]),
+            call_row("other", 2, "Sky_1", "GetWeather", {"city": "Napa", "date": "2019-03-07"},
+                     [{"city": "Napa", "date": "2019-03-07", "humidity": "20"}]),
+            call_row("mine", 2, "Sky_1", "GetWeather", {"city": "Napa", "date": "2019-03-07", "humidity": "15"},
+                     [{"city": "Napa", "date": "2019-03-07", "humidity": "15"}])]
+    path = database.build(rows, schemas, str(tmp_path / "db.sqlite"))
+    mine = Episode(Services(schemas), path, {"dialogue_id": "mine", "mode": "ticket", "outcome": {}})
+    # not a recorded call of either dialogue: the item this dialogue was told of, its values, first
+    assert json.loads(mine.call("Food_1__FindRestaurants", {"city": "Napa"})) == [
+        {"city": "Napa", "restaurant_name": "Cafe", "phone": "333"},
+        {"city": "Napa", "restaurant_name": "Bistro", "phone": "111"}]
+    # an item-less intent: a forecast is identified by its arguments
+    assert json.loads(mine.call("Sky_1__GetWeather", {"city": "Napa", "date": "2019-03-07"})) == [
+        {"city": "Napa", "date": "2019-03-07", "humidity": "15"}]
+    other = Episode(Services(schemas), path, {"dialogue_id": "else", "mode": "ticket", "outcome": {}})
+    assert [r["phone"] for r in json.loads(other.call("Food_1__FindRestaurants", {"city": "Napa"}))] == ["111", "222"]

@@ -422,3 +422,13 @@ def test_the_command_s_mistakes_are_one_line(tmp_path, capsys):
         answer_agreement.main(["--data-dir", str(tmp_path / "absent")])
     error = capsys.readouterr().err
     assert stopped.value.code == 2 and error.count("\n") == 1 and "--data-dir" in error
+
+
+def test_a_question_or_label_opening_a_line_is_answered_by_the_word_ending_it():
+    flight = [["American Airlines"], ["10:35"]]
+    line = "- Whether the flight arrives the next day of American Airlines, 10:35: no"
+    assert said_about(line, flight, "arrives_next_day", ["False"], [], yes_no=True)
+    assert not said_about(line, flight, "arrives_next_day", ["True"], [], yes_no=True)
+    # nothing naming the subject may stand between the label and the word ending its line
+    mixed = "Whether it arrives the next day, it does arrive the next day, no"
+    assert not said_about(mixed, flight, "arrives_next_day", ["False"], [], yes_no=True)

@@ -245,3 +245,24 @@ def test_an_item_less_value_has_the_other_rows_values_of_its_slot_against_it():
     assert not told.value_given(episode, wind, "Wind: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 mph.")
     episode.outcome["told"].append({**wind, "values": ["3"]})  # the wind of another day, asked too
     assert told.other_items(episode, wind) == [([], ["1"])]
+
+
+def test_the_values_of_an_item_the_user_wanted_do_not_count_against_another():
+    # the hotel found (and asked of its address) is the user's: its phone said beside it is no dump
+    ace = {"service": "Hotels_4", "slot": "phone_number", "values": ["+44 20 7613 9800"],
+           "item": [{"slot": "place_name", "values": ["Ace Hotel"]}]}
+    amba = {"service": "Hotels_4", "slot": "street_address", "values": ["Bryanston Street"],
+            "item": [{"slot": "place_name", "values": ["Amba"]}]}
+    rows = [("Find", {"place_name": "Ace Hotel", "phone_number": "+44 20 7613 9800", "street_address": "Shoreditch"}),
+            ("Find", {"place_name": "Amba", "phone_number": "+44 800 330 8523", "street_address": "Bryanston Street"}),
+            ("Find", {"place_name": "Zetter", "phone_number": "+44 20 7324 4444", "street_address": "St John St"})]
+    tools = {"Find": SimpleNamespace(service="Hotels_4", slots={})}
+    episode = SimpleNamespace(outcome={"told": [ace, amba], "transactions": [], "found": []}, rows=rows,
+                              services=SimpleNamespace(tools=tools))
+    assert told.users_items(episode, ace) == [amba["item"]]
+    assert [forms for forms, _ in told.other_items(episode, ace)] == [[["Zetter"]]]
+    answer = "Found Amba, phone +44 800 330 8523, at Bryanston Street.\nAce Hotel's phone: +44 20 7613 9800."
+    assert told.value_given(episode, ace, answer)
+    assert not told.value_given(episode, ace, answer + "\nZetter's phone: +44 20 7324 4444.")
+    episode.outcome["told"] = [ace]  # the same text, Amba not wanted: its phone is another item's
+    assert not told.value_given(episode, ace, answer)

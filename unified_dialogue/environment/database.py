@@ -6,10 +6,13 @@ A query (an intent that is not transactional) is answered, in this order:
 1. with the rows the dialogue itself recorded for the same call (the same tool and the same
    compared arguments, ``services.Tool.key``); a call the dialogue made several times gets,
    the k-th time it is made, the k-th recording (after the last, the last again);
-2. else with the rows of the split's union for the tool (every distinct row any dialogue's
-   call of the tool returned, in the order they first appear) whose values equal every
-   argument (compared values, the defaults applied; ``dontcare`` and slots that are no
-   result slot of the intent put no condition), at most ``LIMIT``;
+2. else with the rows whose values equal every argument (compared values, the defaults
+   applied; ``dontcare`` and slots that are no result slot of the intent put no
+   condition): first those the dialogue itself recorded for the tool under any call, then
+   those of the split's union for the tool (every distinct row any dialogue's call of the
+   tool returned, in the order they first appear), one row per item (``identity``: the
+   dialogue's latest row of an item stands for it, so an item the user was told about has
+   the values they were told), at most ``LIMIT``;
 3. else with no rows.
 
 A transaction is answered with the dialogue's recording of the same call (a call the
@@ -36,7 +39,7 @@ from .services import DONTCARE, Services
 # The most rows a query of SGD's simulator returned, and the most the union gives.
 LIMIT = 10
 # Bumped when the tables change: a file of another version is built again.
-VERSION = 1
+VERSION = 2
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE calls (id INTEGER PRIMARY KEY, dialogue_id TEXT NOT NULL, turn_index INTEGER NOT NULL,
@@ -45,10 +48,13 @@ CREATE TABLE calls (id INTEGER PRIMARY KEY, dialogue_id TEXT NOT NULL, turn_inde
 CREATE TABLE rows (id INTEGER PRIMARY KEY, tool TEXT NOT NULL, row TEXT NOT NULL, UNIQUE (tool, row));
 CREATE TABLE row_values (row INTEGER NOT NULL REFERENCES rows (id), tool TEXT NOT NULL, slot TEXT NOT NULL,
                          value TEXT NOT NULL);
+CREATE TABLE dialogue_rows (dialogue_id TEXT NOT NULL, tool TEXT NOT NULL, row INTEGER NOT NULL REFERENCES rows (id),
+                            position INTEGER NOT NULL);
 """
 INDEXES = """
 CREATE INDEX calls_by_key ON calls (dialogue_id, call_key, turn_index);
 CREATE INDEX row_values_by_value ON row_values (tool, slot, value, row);
+CREATE INDEX dialogue_rows_by_dialogue ON dialogue_rows (dialogue_id, tool, row);
 """
 
 
@@ -106,7 +112,7 @@ def batches(rows):
 
 
 def fill(connection, rows, services):
-    calls, union, values, compared = [], {}, [], {}
+    calls, union, values, compared, own = [], {}, [], {}, []
     for batch in batches(rows):
         for index in range(len(batch["dialogue_id"])):
             tool = services.tool(batch["service"][index], batch["intent"][index])
@@ -120,8 +126,10 @@ def fill(connection, rows, services):
                 continue
             for result, text in zip(results, texts):
                 if (tool.name, text) in union:
+                    own.append((batch["dialogue_id"][index], tool.name, union[(tool.name, text)], len(own)))
                     continue
                 union[(tool.name, text)] = number = len(union) + 1
+                own.append((batch["dialogue_id"][index], tool.name, number, len(own)))
                 for slot, value in result.items():
                     key = (tool.name, slot, value)
                     if key not in compared:  # the same values recur in many rows
@@ -132,6 +140,7 @@ def fill(connection, rows, services):
     connection.executemany("INSERT INTO rows (id, tool, row) VALUES (?, ?, ?)",
                            ((number, tool, text) for (tool, text), number in union.items()))
     connection.executemany("INSERT INTO row_values VALUES (?, ?, ?, ?)", values)
+    connection.executemany("INSERT INTO dialogue_rows VALUES (?, ?, ?, ?)", own)
 
 
 def read_only(path):
@@ -178,18 +187,27 @@ def recorded(path, dialogue_id, key):
     return [json.loads(text) for (text,) in found]
 
 
-def matching(path, tool, compared):
-    """The union's rows of ``tool`` that match ``compared`` (``{slot: compared value}``),
-    at most ``LIMIT``, in their order."""
+def matching(path, tool, compared, dialogue_id=None, identity=None):
+    """The rows of ``tool`` that match ``compared`` (``{slot: compared value}``): those
+    dialogue ``dialogue_id`` recorded first, then the union's, in their order, one per
+    item (``identity(row)``: what identifies a row's item; None: every row its own), at
+    most ``LIMIT``."""
     conditions = [(slot, value) for slot, value in sorted(compared.items())
                   if value != DONTCARE and slot in tool.result_slots]
-    if conditions:
-        subqueries = " INTERSECT ".join(["SELECT row FROM row_values WHERE tool = ? AND slot = ? AND value = ?"]
-                                        * len(conditions))
-        sql = f"SELECT row FROM rows WHERE id IN ({subqueries}) ORDER BY id LIMIT {LIMIT}"
-        parameters = [p for slot, value in conditions for p in (tool.name, slot, value)]
-    else:
-        sql, parameters = f"SELECT row FROM rows WHERE tool = ? ORDER BY id LIMIT {LIMIT}", [tool.name]
+    subqueries = " INTERSECT ".join(["SELECT row FROM row_values WHERE tool = ? AND slot = ? AND value = ?"]
+                                    * len(conditions)) or "SELECT id FROM rows WHERE tool = ?"
+    parameters = [p for slot, value in conditions for p in (tool.name, slot, value)] or [tool.name]
     with _LOCK:
-        found = connection_to(path).execute(sql, parameters).fetchall()
-    return [json.loads(text) for (text,) in found]
+        recorded_rows = connection_to(path).execute(
+            f"SELECT rows.row FROM dialogue_rows JOIN rows ON rows.id = dialogue_rows.row "
+            f"WHERE dialogue_rows.dialogue_id = ? AND dialogue_rows.tool = ? AND dialogue_rows.row IN ({subqueries}) "
+            f"ORDER BY dialogue_rows.position", [dialogue_id, tool.name, *parameters]).fetchall()
+        union_rows = connection_to(path).execute(
+            f"SELECT row FROM rows WHERE id IN ({subqueries}) ORDER BY id LIMIT {LIMIT + len(recorded_rows)}",
+            parameters).fetchall()
+    identity = identity or (lambda row: json.dumps(row, sort_keys=True))
+    latest = {identity(row): row for row in (json.loads(text) for (text,) in recorded_rows)}
+    found = dict(latest)
+    for row in (json.loads(text) for (text,) in union_rows):
+        found.setdefault(identity(row), row)
+    return list(found.values())[:LIMIT]

@@ -105,7 +105,8 @@ class Episode:
         elif tool.transactional:
             rows = tool.confirmation(arguments)
         else:
-            rows = database.matching(self.path, tool, tool.compared(arguments))
+            rows = database.matching(self.path, tool, tool.compared(arguments), self.dialogue_id,
+                                     self.services.identity(tool))
         refused = tool.transactional and occurrence < self.refused[key]
         if tool.transactional and rows and not refused:
             self.transactions.append((tool.name, key))

@@ -74,12 +74,17 @@ def numbers(text):
     return re.sub(r"[$€£]\s*(?=\d)", "", text)
 
 
+# A possessive ending (``Ace Hotel's phone`` names Ace Hotel), not a contraction (``it's``).
+POSSESSIVE = re.compile(r"(?<!\w)(?!(?:it|that|there|here|what|who|where|how|he|she|let)')(\w+)'s(?!\w)")
+
+
 @lru_cache(maxsize=4096)
 def normal(text):
     """``text`` as compared: case folded, sentence ends (not an abbreviation's dot) as line breaks, commas between words
     (clause ends) as `` , ``, other punctuation around words as space, words single-spaced
     (see the module's docstring for numbers and words)."""
     text = unabbreviated(text).casefold().replace("\u2019", "'").replace("\u2018", "'")
+    text = POSSESSIVE.sub(r"\1", text)
     text = re.sub(r"\b([ap])\.\s?m\b\.?", r"\1m", text)
     text = re.sub(r"(\d)\s*([ap]m)\b", r"\1 \2", text)
     text = numbers(text.replace("'", "").replace("&", " and ").replace("%", " percent "))

@@ -16,6 +16,7 @@ from typing import Dict, Tuple
 from ..core.features import DONTCARE
 from ..chat.agent import parameters, slot_property, tool_name
 from ..scoring.tool_calls import as_text, value_key
+from ..views import items
 
 
 
@@ -110,6 +111,22 @@ class Services:
 
     def key(self, service, intent, arguments):
         return self.tool(service, intent).key(arguments)
+
+    def identity(self, tool):
+        """What identifies the item of a row of ``tool``, as a function of the row: its
+        ``views.items`` slots; for an intent declared without an item (a forecast), the
+        values of its arguments (a city and a date); a row lacking any of them, or of an
+        intent not declared, is its own item."""
+        schema = next(schema for schema in self.schemas if schema["service_name"] == tool.service)
+        declared = tool.intent in items.declared()
+        slots = items.identifying(schema, tool.intent) or (list(tool.properties) if declared else [])
+
+        def identity(row):
+            if not slots or any(slot not in row for slot in slots):
+                return json.dumps(row, sort_keys=True, ensure_ascii=False)
+            return json.dumps([value_key(row[slot], tool.slots.get(slot))
+                               for slot in slots], ensure_ascii=False)
+        return identity
 
     def row_values(self, tool, row):
         """``{slot: compared value}`` of one result row of ``tool``."""

@@ -4,7 +4,8 @@ judged is every message the agent sent the user and its final answer.
 
 - ``requested_values_given``: each value the user asked about (the outcome's ``told``) is
   stated for the item it was asked about, and no value of that slot is stated for another
-  item the episode read (``communicate.said_about``; a yes-or-no value said in words);
+  item the episode read that the user did not want (an item they asked a value of, or
+  settled on, is theirs to be told about) (``communicate.said_about``; a yes-or-no value said in words);
 - ``bookings_confirmed``: each gold transaction is confirmed by its identifying values
   (``views.items``; any form the dialogue used, a time or a date as people say them);
 - ``items_named``: each item the user settled on without booking it (the outcome's
@@ -44,9 +45,26 @@ def is_yes_no(episode, service, slot):
     return {value.casefold() for value in (prop or {}).get("enum", ())} == YES_NO
 
 
+def holds(row, item):
+    """Whether ``row`` holds every identifying value of ``item`` (an outcome's item)."""
+    return bool(item) and all(str(row.get(slot["slot"], "")).casefold() in
+                              {value.casefold() for value in slot["values"]} for slot in item)
+
+
+def users_items(episode, entry):
+    """The other items of the entry's service the user asked for: each one they asked a
+    value of (any slot) or settled on (the outcome's ``found``). What is said of them is
+    said of an item the user wanted, never a dump of others."""
+    outcome = episode.outcome
+    items = [other["item"] for other in [*outcome["told"], *(outcome.get("found") or ())]
+             if other["service"] == entry["service"] and other["item"] and other["item"] != entry["item"]]
+    return [item for index, item in enumerate(items) if item not in items[:index]]
+
+
 def other_items(episode, entry):
     """``(item forms, value forms)`` of the rows the episode read from the entry's service
-    that are not the asked item and hold a value of its slot (not a value naming the row's
+    that are not the asked item nor another item the user wanted (``users_items``) and
+    hold a value of its slot (not a value naming the row's
     own item, nor an argument of a booking of another service the user asked for, nor one the
     asked value holds); for a value asked of no item (the weather), each row's value of the
     slot the user did not ask for, of no item."""
@@ -65,7 +83,7 @@ def other_items(episode, entry):
         if not slots and row[entry["slot"]].casefold() in told_values:
             continue  # an item-less value the user asked for (the wind of another day asked too)
         if slots and any(all(value is not None and value.casefold() in forms for value, forms in zip(values, item))
-               for item in asked):
+               for item in asked) or any(holds(row, item) for item in users_items(episode, entry)):
             continue
         other = ([every_form([value]) for value in values if value is not None], every_form([row[entry["slot"]]]))
         value = row[entry["slot"]]
@@ -101,13 +119,14 @@ def without_other_asked(episode, entry, text):
 def value_given(episode, entry, text):
     """Whether the requested value ``entry`` (an outcome's ``told`` entry) was told."""
     text = without_other_asked(episode, entry, text)
+    wanted = [item_forms(item) for item in users_items(episode, entry)]
     if is_yes_no(episode, entry["service"], entry["slot"]):
         answer = [value for value in entry["values"] if value.casefold() in YES_NO][:1]
         return bool(answer) and communicate.said_about(text, item_forms(entry["item"]), entry["slot"],
                                                         [answer[0].capitalize()], other_items(episode, entry),
-                                                        yes_no=True)
+                                                        yes_no=True, asked_items=wanted)
     return communicate.said_about(text, item_forms(entry["item"]), entry["slot"], every_form(entry["values"]),
-                                  other_items(episode, entry))
+                                  other_items(episode, entry), asked_items=wanted)
 
 
 def confirmed(transaction, text):

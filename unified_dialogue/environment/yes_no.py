@@ -137,6 +137,26 @@ def answer_words(clause):
     return ({True} if AFFIRMATIONS & words else set()) | ({False} if {"no", "nope", "false"} & words else set())
 
 
+def line_answer(normal_text, spans, index, slot):
+    """The answer ending the line of a label or question opening it (``Whether it arrives
+    the next day, for the 10:35 flight: no``): the yes-or-no word its last clause ends
+    with, where no clause between them names the subject; else empty."""
+    start = spans[index][0]
+    if normal_text[:start].strip(" ,") and not normal_text[:start].rstrip(" ,").endswith("\n"):
+        return set()
+    for after_start, after_end in spans[index + 1:]:
+        if "\n" in normal_text[start:after_start]:
+            return set()
+        clause = normal_text[after_start:after_end].strip(" ,")
+        if polarity(clause, slot)[1] or question(clause, False):
+            return set()
+        last = clause.split()[-1:]
+        ends_line = "\n" in normal_text[after_end:after_end + 2] or not normal_text[after_end:].strip(" ,")
+        if ends_line:
+            return answer_words(" ".join(last))
+    return set()
+
+
 def yes_no_statements(normal_text, slot):
     """``[(position, {True|False, …}, bare)]``: the yes-or-no statements of a ``normal`` text
     about ``slot``: each clause naming its subject or opposite (``bare`` False; a hedge,
@@ -155,7 +175,8 @@ def yes_no_statements(normal_text, slot):
             if "\n" in normal_text[end:after[0]] and not ((asks or names) and whole(normal_text, start, end)):
                 following = ""  # the next clause of the sentence (or of a label's or question's own line)
             if asks or names:
-                answer = answer_words(text) or bare(following) or (set() if asks else answer)
+                answer = answer_words(text) or bare(following) or line_answer(normal_text, spans, index, slot) or \
+                    (set() if asks else answer)
             said_here, said_next = answer_words(text), answer_words(following) if len(following.split()) == 1 else set()
             if said_here and said_next and said_here != said_next:
                 answer = {True, False}
