@@ -12,6 +12,7 @@ import pytest
 from conftest import checksums, fixture_dir
 from test_agent import minimal_record
 from unified_dialogue import UNIFIED_FEATURES, load
+from unified_dialogue.chat.agent import REFUSED
 from unified_dialogue.chat.ticket import ticket
 from unified_dialogue.core.errors import ConfigError, SourceFormatError
 from unified_dialogue.environment import calls, database, gold, reward, splits, tickets
@@ -304,3 +305,28 @@ def test_the_dialogues_own_rows_come_first_one_row_per_item(tmp_path):
         {"city": "Napa", "date": "2019-03-07", "humidity": "15"}]
     other = Episode(Services(schemas), path, {"dialogue_id": "else", "mode": "ticket", "outcome": {}})
     assert [r["phone"] for r in json.loads(other.call("Food_1__FindRestaurants", {"city": "Napa"}))] == ["111", "222"]
+
+
+def test_a_booking_with_a_value_the_user_gave_up_is_refused(tmp_path):
+    slots = [{"name": name, "description": "", "is_categorical": False, "possible_values": []}
+             for name in ("doctor", "time")]
+    schema = {"service_name": "Care_1", "description": "", "slots": slots, "intents": [
+        {"name": "Book", "description": "", "is_transactional": True, "required_slots": ["doctor", "time"],
+         "optional_slots": [], "result_slots": ["doctor", "time"]}]}
+    booked = {"service": "Care_1", "intent": "Book", "arguments": [{"slot": "doctor", "value": "Kim"},
+                                                                   {"slot": "time", "value": "11:30"}]}
+    goal = {"intents": [{"service": "Care_1", "intent": "Book", "constraints": [
+        {"slot": "time", "values": ["12:00", "11:45", "11:30"], "accepted": True},
+        {"slot": "doctor", "values": ["Kim"], "accepted": False}]}]}
+    path = database.build([call_row("d", 3, "Care_1", "Book", {"doctor": "Kim", "time": "11:30"},
+                                    [{"doctor": "Kim", "time": "11:30"}])], [schema], str(tmp_path / "db.sqlite"))
+    row = {"dialogue_id": "d", "mode": "ticket", "goal": goal, "outcome": {"transactions": [booked], "refused": []}}
+    episode = Episode(Services([schema]), path, row)
+    for given_up in ("12:00", "11:45"):
+        assert json.loads(episode.call("Care_1__Book", {"doctor": "Kim", "time": given_up})) == {
+            "refused": REFUSED}
+    assert json.loads(episode.call("Care_1__Book", {"doctor": "Lee", "time": "12:00"})) == [
+        {"doctor": "Lee", "time": "12:00"}]  # another doctor: not what the user gave up
+    assert json.loads(episode.call("Care_1__Book", {"doctor": "Kim", "time": "11:30"})) == [
+        {"doctor": "Kim", "time": "11:30"}]
+    assert len(episode.transactions) == 2

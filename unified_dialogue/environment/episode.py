@@ -5,7 +5,8 @@ Every call is answered with a text the model reads: the result rows as a JSON li
 objects (as ``agent-chat``'s tool messages hold them; ``[]`` for no row), for a
 transaction the corpus's service refused (``NOTIFY_FAILURE``) the refusal object
 ``chat.agent.refusal`` gives (the alternative the service offered with it, where it offered
-one; no transaction is made), or ``{"error": "..."}`` saying what to change (an unknown tool, an argument
+one; no transaction is made), the same refusal without an alternative for a booking that
+differs from the gold's only in values the user gave up (``superseded``), or ``{"error": "..."}`` saying what to change (an unknown tool, an argument
 that is no slot of the tool, a missing required one, a value outside a categorical slot's
 values, a message to a user who has left). A bad call never raises.
 
@@ -75,6 +76,7 @@ class Episode:
         # the calls the corpus's service refused, answered as refusals (their alternative offered)
         self.refused = Counter(gold_keys(services, self.outcome.get("refused") or ()))
         self.aliases = aliases(services, self.outcome.get("aliases") or ())
+        self.given_up = given_up(services, row.get("goal") or {}, self.outcome)
 
     # ------------------------------------------------------------ tools
 
@@ -102,6 +104,8 @@ class Episode:
         self.made[key] += 1
         if recordings:
             rows = recordings[min(occurrence, len(recordings) - 1)]
+        elif tool.transactional and superseded(tool, arguments, self.given_up):
+            return dumps(refusal([]))
         elif tool.transactional:
             rows = tool.confirmation(arguments)
         else:
@@ -169,6 +173,41 @@ def aliases(services, entries):
             key = (entry["service"], entry["slot"], tools[0].compared({entry["slot"]: other})[entry["slot"]])
             found.setdefault(key, canonical)
     return found
+
+
+def given_up(services, goal, outcome):
+    """What the user asked for first and the dialogue never booked: ``[(tool, compared
+    arguments of a booking or refused attempt, {slot: compared values the user gave up})]``,
+    per transactional intent of the goal whose slot holds more than one value."""
+    found = []
+    for call in [*outcome.get("transactions", ()), *(outcome.get("refused") or ())]:
+        tool = services.tool(call["service"], call["intent"])
+        compared = tool.compared(pairs_dict(call["arguments"]))
+        earlier = {}
+        for intent in goal.get("intents", ()):
+            if (intent["service"], intent["intent"]) != (call["service"], call["intent"]):
+                continue
+            for constraint in intent["constraints"]:
+                slot = constraint["slot"]
+                values = {tool.compared({slot: value})[slot] for value in constraint["values"]} - {compared.get(slot)}
+                if slot in compared and values:
+                    earlier[slot] = values
+        if earlier:
+            found.append((tool.name, compared, earlier))
+    return found
+
+
+def superseded(tool, arguments, given_up):
+    """Whether a booking not recorded differs from a gold booking or refused attempt only
+    in values the user gave up (``given_up``): the dialogue shows they were not had (the
+    ticket says ``12:00, then 11:45; if that cannot be done, I accept 11:30``), so the
+    service refuses it rather than booking what the user moved away from."""
+    compared = tool.compared(arguments)
+    for name, gold, earlier in given_up:
+        differing = {slot for slot in set(gold) | set(compared) if gold.get(slot) != compared.get(slot)}
+        if name == tool.name and differing and all(compared.get(slot) in earlier.get(slot, ()) for slot in differing):
+            return True
+    return False
 
 
 def gold_keys(services, calls):
