@@ -266,3 +266,18 @@ def test_the_values_of_an_item_the_user_wanted_do_not_count_against_another():
     assert not told.value_given(episode, ace, answer + "\nZetter's phone: +44 20 7324 4444.")
     episode.outcome["told"] = [ace]  # the same text, Amba not wanted: its phone is another item's
     assert not told.value_given(episode, ace, answer)
+
+
+def test_the_item_settled_on_without_a_booking_is_in_the_goal_as_accepted():
+    intents = {("Travel_1", "FindAttractions"): {"constraints": {"location": ["Kuala Lumpur"]}, "accepted": set()},
+               ("Cars_1", "GetCars"): {"constraints": {"car_name": ["Civic"]}, "accepted": set()}}
+    gold = {"found": [
+        {"service": "Travel_1", "intent": "FindAttractions",
+         "item": [{"slot": "attraction_name", "values": ["Aquaria KLCC", "the aquarium"]}]},
+        {"service": "Cars_1", "intent": "GetCars", "item": [{"slot": "car_name", "values": ["Altima"]}]},
+        {"service": "Other_1", "intent": "Find", "item": [{"slot": "name", "values": ["X"]}]}]}
+    goals.settled_on(intents, gold)
+    travel, cars = intents.values()
+    assert travel == {"constraints": {"location": ["Kuala Lumpur"], "attraction_name": ["Aquaria KLCC"]},
+                      "accepted": {"attraction_name"}}
+    assert cars == {"constraints": {"car_name": ["Civic"]}, "accepted": set()}  # the user's own value stays

@@ -9,7 +9,8 @@ pursued, in the order the user first made it active: ``service``, ``intent``,
 gave the slot for that intent, in order, canonical where the corpus has the canonical value;
 the last is what the slot ended as, so a value the user changed keeps both, first the one
 asked first; ``accepted`` where the last is a value the user never said but took when it
-was offered), ``requested`` (the slots the user asked about), ``on_refusal`` (``accept`` or
+was offered; the identifying values of an item the user settled on without booking it,
+where the user gave none, are such values), ``requested`` (the slots the user asked about), ``on_refusal`` (``accept`` or
 ``decline`` where the service refused the intent's booking: whether the user then took the
 alternative; else empty) and ``questions`` (each value told in answer to a request, its
 item, ``named`` where that is not the item the service ends at or where the slot was told
@@ -204,12 +205,25 @@ def goal(turns, schemas):
     for key in refused & set(intents):
         intents[key]["on_refusal"] = "accept" if key in done else "decline"
     gold = outcome(turns, schemas)
+    settled_on(intents, gold)
     for entry in intents.values():
         entry["questions"] = questions(entry, gold)
     return {"intents": [{**{k: v for k, v in entry.items() if k != "accepted"},
                          "constraints": [{"slot": slot, "values": values, "accepted": slot in entry["accepted"]}
                                          for slot, values in entry["constraints"].items()]}
                         for entry in intents.values()]}
+
+
+def settled_on(intents, gold):
+    """Add to each search intent the identifying values of the item the user settled on
+    without booking it (``found``) that the user never gave, as values they accepted when
+    offered: the item is the answer, and only the goal can say which it is."""
+    for found in gold["found"]:
+        entry = intents.get((found["service"], found["intent"]))
+        for slot in found["item"] if entry is not None else ():
+            if slot["slot"] not in entry["constraints"] and slot["values"]:
+                entry["constraints"][slot["slot"]] = [slot["values"][0]]
+                entry["accepted"].add(slot["slot"])
 
 
 def last_item(gold, service):
