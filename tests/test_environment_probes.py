@@ -179,3 +179,31 @@ def test_times_are_read_as_a_model_reads_them(text, expected):
 ])
 def test_values_are_rewritten_into_the_tools_form(value, prop, name, expected):
     assert rewritten(value, prop, name, None) == expected
+
+
+def test_careful_tries_each_value_the_ticket_asks_for_next_then_takes_the_offer():
+    ticket = ("Today is Friday, March 1, 2019 (2019-03-01).\n1. Make an appointment (Care_1).\n"
+              "- Name of the doctor: Kim\n"
+              "- Time of the appointment: 12:00, then 11:45; if that cannot be done, I accept 11:30 when it is offered\n"
+              "Please do all of it and tell me the result.")
+    (request,) = read_ticket(ticket)
+    assert request.values[1] == Value("Time of the appointment", "12:00", fallback="11:30", then=("11:45",))
+    tools = [{"type": "function", "function": {
+        "name": "Care_1__Book", "description": "Book an appointment with a doctor", "parameters": {
+            "type": "object", "required": ["doctor", "time"],
+            "properties": {"doctor": {"type": "string", "description": "Name of the doctor"},
+                           "time": {"type": "string", "description": "Time of the appointment"}}}}}]
+    made = []
+
+    def call(tool, arguments):
+        made.append(arguments["time"])
+        if arguments["time"] == "12:00":
+            return json.dumps({"refused": "The service could not do this."})
+        if arguments["time"] == "11:45":
+            return json.dumps({"refused": "The service could not do this.",
+                               "offered_instead": {"doctor": "Kim", "time": "11:30"}})
+        return json.dumps([arguments])
+
+    final, _ = probes.play(None, "careful", [{"role": "user", "content": ticket}], tools, call=call)
+    assert made == ["12:00", "11:45", "11:30"]
+    assert "11:30" in final

@@ -153,6 +153,13 @@ class Careful:
         if rows is None and any(slot not in act.tool.required for slot in act.arguments):
             (rows,) = yield from self.call((act.tool, self.valid(act.tool, act.arguments)))
         refusal = self.refusals[0]
+        for later in self.then_arguments(act) if refusal is not None else ():
+            (tried,) = yield from self.call((act.tool, {**act.arguments, **later}))
+            refusal = self.refusals[0]
+            if refusal is None:  # the value asked for next was had
+                act.arguments.update(later)
+                rows = tried
+                break
         if refusal is not None:
             act.refused, act.offered = True, offered_row(refusal)
             fallbacks = [value for value in act.request.values if value.fallback]
@@ -162,6 +169,18 @@ class Careful:
                 act.alternative = bool(rows)
         act.rows = rows
         act.row = self.best(rows or [], act.request) if rows else None
+
+    def then_arguments(self, act):
+        """The arguments to try, in order, after the service refused a booking: each value
+        the ticket asks for next (``12:00, then 11:45``) in place of the one refused."""
+        tried = []
+        for given in act.request.values:
+            slots = [slot for slot, prop in act.tool.properties.items()
+                     if self.value_for(prop, slot, [act.request]) == given.value]
+            for later in given.then if slots else ():
+                value = later if self.literal else rewritten(later, act.tool.properties[slots[0]], slots[0], self.today)
+                tried.append({slots[0]: value})
+        return tried
 
     def search_before(self, act):
         """The rows of the search a booking needs (best first): the same service's search

@@ -22,7 +22,7 @@ CITY_NAMES = {
     "la": "Los Angeles", "lax": "Los Angeles", "l.a.": "Los Angeles", "sd": "San Diego", "ny": "New York",
     "nyc": "New York", "new york city": "New York", "jfk": "New York", "philly": "Philadelphia",
     "chi-town": "Chicago", "chitown": "Chicago", "ord": "Chicago", "vegas": "Las Vegas", "lv": "Las Vegas",
-    "dc": "Washington", "washington dc": "Washington", "washington d.c.": "Washington", "atl": "Atlanta",
+    "dc": "Washington D.C.", "washington dc": "Washington D.C.", "atl": "Atlanta",
     "sea": "Seattle", "pdx": "Portland", "nola": "New Orleans", "sac": "Sacramento", "sj": "San Jose",
     "sjc": "San Jose", "oak": "Oakland", "kl": "Kuala Lumpur", "bkk": "Bangkok", "yvr": "Vancouver",
     "yyz": "Toronto", "lhr": "London", "cdg": "Paris", "hk": "Hong Kong",
@@ -45,13 +45,15 @@ ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 class Value:
     """A value a ticket gives: its ``label``, the ``value``, the ``earlier`` values the user
     asked for first, whether the user only ``accepted`` it when offered (no filter of a
-    search), and the ``fallback`` the user accepts when the value cannot be had."""
+    search), the values to try ``then`` when the service refuses this one, and the
+    ``fallback`` the user accepts when none can be had."""
 
     label: str
     value: str
     earlier: Tuple[str, ...] = ()
     accepted: bool = False
     fallback: Optional[str] = None
+    then: Tuple[str, ...] = ()
 
 
 @dataclass
@@ -72,7 +74,8 @@ def value_of(label, text):
     fallback = re.match(r"^(.*?);\s*if that cannot be done, I accept (.*?) when (?:it is )?offered\.?$", text,
                         re.IGNORECASE)
     if fallback:
-        return Value(label, fallback.group(1).strip(), fallback=fallback.group(2).strip())
+        first, *then = re.split(r",\s*then\s+", fallback.group(1).strip())
+        return Value(label, first.strip(), fallback=fallback.group(2).strip(), then=tuple(v.strip() for v in then))
     accepted = re.search(r"\s*\(I did not ask for it[^()]*\)$", text, re.IGNORECASE)
     if accepted:
         return Value(label, text[:accepted.start()].strip(), accepted=True)
