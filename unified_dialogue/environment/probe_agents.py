@@ -428,17 +428,25 @@ class ListAll(Careful):
 
 
 class Overbook(Careful):
+    """Careful, but each booking is made with every row a search of its service finds (at
+    most ``MOST_ROWS_BOOKED``): the item's name and any value the ticket leaves open taken
+    from each row."""
+
     def search_before(self, act):
+        made = len(self.calls)
         found = yield from super().search_before(act)
-        searched = self.calls[-1][2] or []
+        searched = (self.calls[-1][2] or []) if len(self.calls) > made else []
         return (found + [row for row in searched if row not in found])[:MOST_ROWS_BOOKED]
 
     def book(self, act, found):
-        if len(found) < 2:
+        if act.tool.booking and len([row for row in found if row]) < 2:
+            found = yield from self.search_before(act)
+        found = [row for row in found if row]
+        if not act.tool.booking or len(found) < 2:
             yield from super().book(act, found)
             return
-        missing = [slot for slot in act.tool.required if slot not in self.arguments(act.tool, act.request)]
-        bookings = [(act.tool, {**act.arguments, **{slot: str(row[slot]) for slot in missing if slot in row}})
+        bookings = [(act.tool, {**act.arguments, **{slot: str(row[slot]) for slot in act.tool.properties
+                                                    if slot in row and ("name" in slot or slot not in act.arguments)}})
                     for row in found]
         answers = yield from self.call(*bookings)
         act.rows = next((rows for rows in answers if rows), answers[0])
