@@ -330,3 +330,7 @@ def test_a_booking_with_a_value_the_user_gave_up_is_refused(tmp_path):
     assert json.loads(episode.call("Care_1__Book", {"doctor": "Kim", "time": "11:30"})) == [
         {"doctor": "Kim", "time": "11:30"}]
     assert len(episode.transactions) == 2
+    # the user's last value is never given up, even where the dialogue booked another (dontcare)
+    goal["intents"][0]["constraints"][1]["values"] = ["Kim", "dontcare"]
+    assert json.loads(Episode(Services([schema]), path, row).call("Care_1__Book", {"doctor": "dontcare", "time": "11:30"})) \
+        == [{"doctor": "dontcare", "time": "11:30"}]

@@ -178,7 +178,8 @@ def aliases(services, entries):
 def given_up(services, goal, outcome):
     """What the user asked for first and the dialogue never booked: ``[(tool, compared
     arguments of a booking or refused attempt, {slot: compared values the user gave up})]``,
-    per transactional intent of the goal whose slot holds more than one value."""
+    per transactional intent of the goal whose slot holds more than one value (each but its
+    last, which the user still wants)."""
     found = []
     for call in [*outcome.get("transactions", ()), *(outcome.get("refused") or ())]:
         tool = services.tool(call["service"], call["intent"])
@@ -189,7 +190,8 @@ def given_up(services, goal, outcome):
                 continue
             for constraint in intent["constraints"]:
                 slot = constraint["slot"]
-                values = {tool.compared({slot: value})[slot] for value in constraint["values"]} - {compared.get(slot)}
+                values = {tool.compared({slot: value})[slot] for value in constraint["values"][:-1]} - \
+                    {compared.get(slot), tool.compared({slot: constraint["values"][-1]})[slot]}
                 if slot in compared and values:
                     earlier[slot] = values
         if earlier:
