@@ -432,3 +432,12 @@ def test_a_question_or_label_opening_a_line_is_answered_by_the_word_ending_it():
     # nothing naming the subject may stand between the label and the word ending its line
     mixed = "Whether it arrives the next day, it does arrive the next day, no"
     assert not said_about(mixed, flight, "arrives_next_day", ["False"], [], yes_no=True)
+
+
+def test_a_list_item_naming_no_item_is_about_its_heading():
+    hale, ashland = [["Hale Apartments"]], [["Ashland Village"]]
+    listed = "Found Hale Apartments, phone 510-1.\n- Furnished, of Ashland Village: no\n- Pets allowed: no"
+    assert said_about(listed, hale, "pets_allowed", ["False"], [], yes_no=True, asked_items=[ashland])
+    assert not said_about(listed, ashland, "pets_allowed", ["False"], [], yes_no=True, asked_items=[hale])
+    prose = "Found Hale Apartments, phone 510-1.\nAshland Village is unfurnished.\nPets allowed: no"
+    assert not said_about(prose, hale, "pets_allowed", ["False"], [], yes_no=True, asked_items=[ashland])

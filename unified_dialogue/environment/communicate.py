@@ -35,7 +35,8 @@ another item shares names neither; a mention inside a longer mention of another 
 not count). A statement (a value's mention, or the subject word of a yes-or-no clause) is
 about the item named last before it in its sentence, else the first named after it in its
 sentence, else the items named in the last earlier sentence that names any ("I booked Almaden
-House instead of Alameda Gardens. Their phone is …" is about both). The items are the asked
+House instead of Alameda Gardens. Their phone is …" is about both); on a list item's line
+(``- ``, ``1. ``), the last earlier one that is no list item's (its heading). The items are the asked
 one, the others (``other_items``) and the other items the user asked about (``asked_items``,
 named only so that what is said of them is not taken for the asked item's). A statement
 before any item is named is about the asked item only where the text names no other item.
@@ -84,10 +85,28 @@ def named(normal_text, items):
             if not any(i2 != i and s2 <= s and e <= e2 and (e2 - s2) > (e - s) for s2, e2, i2 in spans)]
 
 
-def attributed(position, names, bounds):
+def bulleted(text, normal_text, bounds):
+    """The starts of the sentences of ``normal_text`` (``normal(text)``; ``bounds``) that are
+    on a list item's line of ``text`` (``- ``, ``* ``, ``• ``, ``1. ``)."""
+    starts, offset = set(), 0
+    for line in text.splitlines():
+        said = normal(line)
+        if not said:
+            continue
+        if BULLET.match(line):
+            starts.update(s for s, _ in bounds if offset <= s < offset + len(said))
+        offset += len(said) + 1
+    return frozenset(starts) if offset - 1 == len(normal_text) else frozenset()
+
+
+BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s")
+
+
+def attributed(position, names, bounds, bullets=frozenset()):
     """The items a statement at ``position`` is about (a frozenset of indices, empty where
     none is named before it; see the module's docstring); ``names`` as ``named`` gives
-    them, ``bounds`` the text's ``sentences``."""
+    them, ``bounds`` the text's ``sentences``, ``bullets`` the starts of those on a list
+    item's line (``bulleted``)."""
     start, end = next(((s, e) for s, e in bounds if s <= position <= e), (position, position))
     before = [n for n in names if start <= n[0] <= position]
     if before:
@@ -96,10 +115,16 @@ def attributed(position, names, bounds):
     if after:
         return frozenset({min(after)[2]})
     earlier = [n for n in names if n[0] < start]
+    if start in bullets:  # a list item naming none is about its list's heading, not another item
+        earlier = [n for n in earlier if sentence_start(n[0], bounds) not in bullets]
     if not earlier:
         return frozenset()
     last = next((s, e) for s, e in bounds if s <= max(earlier)[0] <= e)
     return frozenset(index for s, _, index in earlier if last[0] <= s <= last[1])
+
+
+def sentence_start(position, bounds):
+    return next(s for s, e in bounds if s <= position <= e)
 
 
 def about_asked(items, names):
@@ -145,11 +170,12 @@ def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False, a
     """
     normal_text = normal(text)
     bounds = sentences(normal_text)
+    bullets = bulleted(text, normal_text, bounds)
     names = named(normal_text, [list(item_forms), *[list(forms) for forms, _ in other_items],
                                 *[list(forms) for forms in asked_items if not same_item(item_forms, forms)]])
     if yes_no:
         wanted = {plain_bool(form) for form in value_forms}
-        stated = [(attributed(p, names, bounds), answer, bare) for p, answer, bare in
+        stated = [(attributed(p, names, bounds, bullets), answer, bare) for p, answer, bare in
                   yes_no_statements(normal_text, slot)]
         mine = [set().union(*[answer for items, answer, bare in stated if bare is kind and about_asked(items, names)])
                 for kind in (False, True)]
@@ -160,13 +186,13 @@ def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False, a
     spans = occurrences(normal_text, list(value_forms))
     # a mention that is the asked value itself names no other item ("located at <the address>")
     names = [(s, e, i) for s, e, i in names if i == 0 or not any(s < end and start < e for start, end in spans)]
-    asked = {start: attributed(start, names, bounds) for start, _ in spans}
+    asked = {start: attributed(start, names, bounds, bullets) for start, _ in spans}
     credited = [items for items in asked.values() if about_asked(items, names)]
-    if not credited or any(also_stated(normal_text, span, asked, values, attributed(span[0], names, bounds),
+    if not credited or any(also_stated(normal_text, span, asked, values, attributed(span[0], names, bounds, bullets),
                                        any(credited))
                            for _, values in other_items for span in occurrences(normal_text, list(values))):
         return False
-    return not any(against(attributed(start, names, bounds), index, start in asked, values, any(credited))
+    return not any(against(attributed(start, names, bounds, bullets), index, start in asked, values, any(credited))
                    for index, (_, values) in enumerate(other_items, 1)
                    for start, _ in occurrences(normal_text, list(values)))
 
