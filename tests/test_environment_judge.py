@@ -137,7 +137,34 @@ def test_a_value_asked_of_two_items_names_each_item_in_the_ticket():
     (entry,) = goals.goal(turns, SCHEMAS)["intents"]
     assert [(q["item"][0]["values"], q["named"]) for q in entry["questions"]] == [(["Sino"], True), (["Tofu"], True)]
     assert "- Tell me: phone_number of Sino; phone_number of Tofu." in ticket({"intents": [entry]}, SCHEMAS)
-    assert not goals.goal(turns[:4], SCHEMAS)["intents"][0]["questions"][0]["named"]
+    # one item, but the service ends at none (no search): only its name leads to it
+    assert goals.goal(turns[:4], SCHEMAS)["intents"][0]["questions"][0]["named"]
+
+
+def test_a_value_told_of_a_forecast_the_user_moved_on_from_names_its_search():
+    weather = {"service_name": "Weather_1", "description": "", "slots": [
+        {"name": name, "description": name, "is_categorical": False, "possible_values": []}
+        for name in ("city", "humidity")], "intents": [
+        {"name": "GetWeather", "description": "", "is_transactional": False, "required_slots": ["city"],
+         "optional_slots": [], "result_slots": ["city", "humidity"]}]}
+    schemas = {"Weather_1": weather}
+    turns = [turn("USER", [act("INFORM", "city", ("Cotati", "Cotati"), domain="Weather_1")],
+                  [{**state("GetWeather", city="Cotati"), "domain": "Weather_1"}]),
+             turn("SYSTEM", [], query=call("GetWeather", city="Cotati"), results=[]),
+             turn("USER", [act("REQUEST", "humidity", domain="Weather_1")]),
+             turn("SYSTEM", [act("INFORM", "humidity", ("15", "15"), domain="Weather_1")]),
+             turn("USER", [act("INFORM", "city", ("Seattle", "Seattle"), domain="Weather_1")],
+                  [{**state("GetWeather", city="Seattle"), "domain": "Weather_1"}]),
+             turn("SYSTEM", [], query=call("GetWeather", city="Seattle"), results=[])]
+    for entry in turns:
+        if entry["query"]:
+            entry["query"] = {**entry["query"], "domain": "Weather_1"}
+    (told_entry,) = goals.outcome(turns, schemas)["told"]
+    assert told_entry["item"] == [{"slot": "city", "values": ["Cotati"]}]
+    assert "- Tell me: humidity of Cotati." in ticket(goals.goal(turns, schemas), schemas)
+    # asked of the search the user ended at: no item, none named
+    (told_entry,) = goals.outcome(turns[:4], schemas)["told"]
+    assert told_entry["item"] == []
 
 
 def test_only_the_last_refused_attempt_of_an_intent_is_demanded():
@@ -281,3 +308,18 @@ def test_the_item_settled_on_without_a_booking_is_in_the_goal_as_accepted():
     assert travel == {"constraints": {"location": ["Kuala Lumpur"], "attraction_name": ["Aquaria KLCC"]},
                       "accepted": {"attraction_name"}}
     assert cars == {"constraints": {"car_name": ["Civic"]}, "accepted": set()}  # the user's own value stays
+
+
+def test_the_forecast_the_user_ended_at_is_theirs_and_another_is_not():
+    cotati = {"service": "Weather_1", "slot": "humidity", "values": ["15"],
+              "item": [{"slot": "city", "values": ["Cotati"]}]}
+    rows = [("GetWeather", {"city": city, "humidity": value}) for city, value in
+            (("Cotati", "15"), ("Seattle", "20"), ("Napa", "30"))]
+    episode = SimpleNamespace(rows=rows, services=SimpleNamespace(
+        tools={"GetWeather": SimpleNamespace(service="Weather_1", slots={})}), outcome={
+        "told": [cotati], "transactions": [], "found": [], "queries": [
+            {"service": "Weather_1", "intent": "GetWeather", "arguments": [{"slot": "city", "value": "Seattle"}]}]})
+    assert [forms for forms, _ in told.other_items(episode, cotati)] == [[["Napa"]]]
+    answer = "Seattle: humidity 20 percent.\nCotati: humidity 15 percent."
+    assert told.value_given(episode, cotati, answer)
+    assert not told.value_given(episode, cotati, answer + "\nNapa: humidity 30 percent.")

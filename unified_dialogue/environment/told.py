@@ -18,6 +18,7 @@ Each is 1.0 where there is nothing to judge.
 
 import re
 
+from ..views.items import declared
 from . import communicate
 from .final_state import ratio, unanswered_refusals
 from .reading import clauses, normal, unabbreviated
@@ -53,10 +54,14 @@ def holds(row, item):
 
 def users_items(episode, entry):
     """The other items of the entry's service the user asked for: each one they asked a
-    value of (any slot) or settled on (the outcome's ``found``). What is said of them is
-    said of an item the user wanted, never a dump of others."""
+    value of (any slot) or settled on (the outcome's ``found``; of an intent without items,
+    such as a forecast, its last search's arguments). What is said of them is said of an
+    item the user wanted, never a dump of others."""
     outcome = episode.outcome
-    items = [other["item"] for other in [*outcome["told"], *(outcome.get("found") or ())]
+    searched = [{"service": query["service"], "item": [{"slot": pair["slot"], "values": [pair["value"]]}
+                                                       for pair in query["arguments"]]}
+                for query in outcome.get("queries") or () if declared().get(query["intent"]) == []]
+    items = [other["item"] for other in [*outcome["told"], *(outcome.get("found") or ()), *searched]
              if other["service"] == entry["service"] and other["item"] and other["item"] != entry["item"]]
     return [item for index, item in enumerate(items) if item not in items[:index]]
 

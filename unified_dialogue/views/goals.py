@@ -245,16 +245,17 @@ def shared_slots(gold, service):
 
 def questions(entry, gold):
     """What the user asked about, of the values the system told: ``[{slot, item, named}]``,
-    ``named`` where the item is not the one the service ends at or where the slot was told
-    of more than one item (a ticket names it)."""
+    ``named`` where the item is not the one the service ends at (or the service ends at
+    none) or where the slot was told of more than one item (a ticket names it)."""
     last = {slot["slot"]: {v.casefold() for v in slot["values"]} for slot in last_item(gold, entry["service"])}
     shared = shared_slots(gold, entry["service"])
     asked = []
     for told in gold["told"]:
         if told["service"] != entry["service"] or told["slot"] not in entry["requested"]:
             continue
-        same_item = all(slot["slot"] not in last or last[slot["slot"]] & {v.casefold() for v in slot["values"]}
-                        for slot in told["item"]) and told["slot"] not in shared
+        same_item = bool(last) and told["slot"] not in shared and \
+            all(slot["slot"] not in last or last[slot["slot"]] & {v.casefold() for v in slot["values"]}
+                for slot in told["item"])
         question = {"slot": told["slot"], "item": told["item"], "named": bool(told["item"]) and not same_item}
         if question not in asked:
             asked.append(question)
@@ -293,6 +294,7 @@ def outcome(turns, schemas):
     """
     transactions, refused, last_query, told, requested = [], [], {}, [], set()
     current, said = {}, {}  # the item each service is at; the forms of each (service, slot, canonical value)
+    searches, last_search = [], {}  # each told entry's search, where it has no item; each service's last search
     for turn in turns:
         for act in turn["dialog_acts"] or ():
             naming = set(service_identifying(schemas.get(act["domain"], {})))
@@ -308,15 +310,19 @@ def outcome(turns, schemas):
             requested = {(act["domain"], pair["slot"]) for act in turn["dialog_acts"] or ()
                          if act["act"] == REQUEST for pair in act["slot_value_table"]}
             continue
+        call = turn["query"]
+        if call is not None and not is_transactional(schemas, call["domain"], call["method"]):
+            last_search[call["domain"]] = call
         for act in turn["dialog_acts"] or ():
             for pair in act["slot_value_table"] if act["act"] == INFORM else ():
                 if (act["domain"], pair["slot"]) in requested and pair["values"]:
                     entry = {"service": act["domain"], "slot": pair["slot"], "values": forms(pair),
                              "item": told_item(schemas, act["domain"], current)}
-                    if entry not in told:
+                    search = None if entry["item"] else last_search.get(act["domain"])
+                    if (entry, search) not in zip(told, searches):
                         told.append(entry)
+                        searches.append(search)
         requested = set()
-        call = turn["query"]
         if call is None:
             continue
         entry = {"service": call["domain"], "intent": call["method"], "arguments": list(call["parameters"])}
@@ -329,6 +335,10 @@ def outcome(turns, schemas):
         else:
             last_query.pop((call["domain"], call["method"]), None)
             last_query[(call["domain"], call["method"])] = entry
+    for entry, search in zip(told, searches):
+        if search is not None and last_query[(search["domain"], search["method"])]["arguments"] != \
+                list(search["parameters"]):
+            entry["item"] = search_item(search, said)  # told of a search the user moved on from: its arguments name it
     return {"transactions": transactions, "refused": refused, "queries": list(last_query.values()),
             "found": found_items(schemas, last_query.values(), transactions, current), "told": told,
             "aliases": aliases(said)}
@@ -351,6 +361,13 @@ def told_item(schemas, service, current):
     schema = schemas.get(service, {})
     slots = {slot for i in schema.get("intents", ()) if not i["is_transactional"] for slot in identifying(schema, i["name"])}
     return item_values({slot: values for slot, values in current.get(service, {}).items() if slot in slots})
+
+
+def search_item(call, said):
+    """The item of a search whose intent has none (a forecast): its arguments, each with
+    the forms the dialogue used for the value."""
+    return item_values({pair["slot"]: list(dict.fromkeys([pair["value"]] + said.get(
+        (call["domain"], pair["slot"], pair["value"].casefold()), []))) for pair in call["parameters"]})
 
 
 def call_item(schemas, call, said):
