@@ -323,3 +323,12 @@ def test_the_forecast_the_user_ended_at_is_theirs_and_another_is_not():
     answer = "Seattle: humidity 20 percent.\nCotati: humidity 15 percent."
     assert told.value_given(episode, cotati, answer)
     assert not told.value_given(episode, cotati, answer + "\nNapa: humidity 30 percent.")
+
+
+def test_the_users_words_in_the_state_are_forms_of_the_calls_value():
+    said = {}
+    goals.said_as(said, "Buses_1", {"slot": "to_location", "value": "New York"}, ["NYC", "NY"])
+    goals.said_as(said, "Buses_1", {"slot": "from_location", "value": "dontcare"}, ["anywhere"])
+    goals.said_as(said, "Buses_1", {"slot": "leaving_date", "value": "2019-03-02"}, ["dontcare"])
+    assert said == {("Buses_1", "to_location", "new york"): ["New York", "NYC", "NY"]}
+    assert goals.aliases(said) == [{"service": "Buses_1", "slot": "to_location", "values": ["New York", "NYC", "NY"]}]

@@ -38,7 +38,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..core.features import CONFIRM, INFORM, INFORM_INTENT, NO_INTENT, NOTIFY_FAILURE, OFFER, REQUEST, SELECT
+from ..core.features import CONFIRM, DONTCARE, INFORM, INFORM_INTENT, NO_INTENT, NOTIFY_FAILURE, OFFER, REQUEST, SELECT
 from .items import identifying, service_identifying
 from .turns import Turns
 
@@ -295,6 +295,7 @@ def outcome(turns, schemas):
     transactions, refused, last_query, told, requested = [], [], {}, [], set()
     current, said = {}, {}  # the item each service is at; the forms of each (service, slot, canonical value)
     searches, last_search = [], {}  # each told entry's search, where it has no item; each service's last search
+    stated = {}  # the forms of each (service, slot) of the user's last dialogue state
     for turn in turns:
         for act in turn["dialog_acts"] or ():
             naming = set(service_identifying(schemas.get(act["domain"], {})))
@@ -309,8 +310,12 @@ def outcome(turns, schemas):
         if speaker(turn) == USER:
             requested = {(act["domain"], pair["slot"]) for act in turn["dialog_acts"] or ()
                          if act["act"] == REQUEST for pair in act["slot_value_table"]}
+            stated = {(state["domain"], pair["slot"]): forms(pair) for state in turn["belief_state"] or ()
+                      for pair in state["informed_slot_value_table"] or () if pair["values"]}
             continue
         call = turn["query"]
+        for pair in call["parameters"] if call is not None else ():
+            said_as(said, call["domain"], pair, stated.get((call["domain"], pair["slot"]), ()))
         if call is not None and not is_transactional(schemas, call["domain"], call["method"]):
             last_search[call["domain"]] = call
         for act in turn["dialog_acts"] or ():
@@ -342,6 +347,17 @@ def outcome(turns, schemas):
     return {"transactions": transactions, "refused": refused, "queries": list(last_query.values()),
             "found": found_items(schemas, last_query.values(), transactions, current), "told": told,
             "aliases": aliases(said)}
+
+
+def said_as(said, service, argument, state_forms):
+    """Record the user's forms of a call's argument: the values of its slot in the user's
+    dialogue state when the call was made (SGD's state keeps the user's words, the call the
+    service's form: ``SF`` for ``San Francisco``, ``the 12th`` for ``2019-03-12``)."""
+    value = argument["value"]
+    words = [form for form in state_forms if form.casefold() != DONTCARE]
+    if words and value.casefold() != DONTCARE:
+        key = (service, argument["slot"], value.casefold())
+        said[key] = list(dict.fromkeys([value] + said.get(key, []) + words))
 
 
 def aliases(said):
