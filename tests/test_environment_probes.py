@@ -179,3 +179,71 @@ def test_times_are_read_as_a_model_reads_them(text, expected):
 ])
 def test_values_are_rewritten_into_the_tools_form(value, prop, name, expected):
     assert rewritten(value, prop, name, None) == expected
+
+
+# ---------------------------------------------------------------- the careful probe's steps
+
+def tool(name, description, required, *optional):
+    properties = {slot: {"type": "string", "description": text} for slot, text in (*required, *optional)}
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
+        "type": "object", "properties": properties, "required": [slot for slot, _ in required]}}}
+
+
+THERAPISTS = [
+    tool("Services_4__FindProvider", "Discover therapist according to user's conditions",
+         [("city", "Area where user wants to search for a therapist"), ("type", "Type of the therapist")]),
+    tool("Services_4__BookAppointment", "Make a reservation with the therapist based on user's wish",
+         [("therapist_name", "Name of the therapist"), ("appointment_time", "Time of the appointment"),
+          ("appointment_date", "Date of the appointment")]),
+]
+PROVIDERS = [
+    {"therapist_name": "Blank Gary A", "type": "Psychologist", "city": "Santa Rosa", "address": "2455 Bennett Road"},
+    {"therapist_name": "Beck Jennifer P", "type": "Psychiatrist", "city": "Santa Rosa", "address": "1400 Dutton Avenue"},
+]
+
+
+def providers(name, arguments):
+    if name.endswith("FindProvider"):
+        return [row for row in PROVIDERS if all(row[slot] == value for slot, value in arguments.items())]
+    return [{**arguments, "phone_number": "707-526-2525", "address": "2455 Bennett Road"}]
+
+
+def converse(name, ticket, tools, answer):
+    """Probe ``name`` on ``ticket`` with ``tools``, ``answer(tool, arguments)`` giving each
+    call's rows: ``(calls made, final answer)``."""
+    messages, calls = [{"role": "system", "content": "Act with the tools."}, {"role": "user", "content": ticket}], []
+    for _ in range(30):
+        message = probes.next_message(name, messages, tools)
+        messages.append(message)
+        if not message["tool_calls"]:
+            return calls, message["content"]
+        for made in message["tool_calls"]:
+            arguments = json.loads(made["function"]["arguments"])
+            calls.append((made["function"]["name"], arguments))
+            messages.append({"role": "tool", "tool_call_id": made["id"],
+                             "content": json.dumps(answer(made["function"]["name"], arguments))})
+    raise AssertionError("the probe never answered")
+
+
+@pytest.mark.parametrize("name", probes.HONEST)
+def test_a_question_about_an_item_first_asked_for_is_answered_from_its_row(name):
+    ticket = ("1. Discover therapist according to user's conditions (Services_4).\n"
+              "- Type of the therapist: Psychologist (I first asked for Psychiatrist)\n"
+              "- Area where user wants to search for a therapist: Santa Rosa\n"
+              "- Tell me: Address of the therapist of Beck Jennifer P; Address of the therapist of Blank Gary A.")
+    calls, answer = converse(name, ticket, THERAPISTS, providers)
+    assert ("Services_4__FindProvider", {"city": "Santa Rosa", "type": "Psychiatrist"}) in calls
+    assert "Address of the therapist of Beck Jennifer P: 1400 Dutton Avenue" in answer
+    assert "Address of the therapist of Blank Gary A: 2455 Bennett Road" in answer
+
+
+def test_a_question_naming_no_item_searches_nothing_again():
+    ticket = ("1. Discover therapist according to user's conditions (Services_4).\n"
+              "- Type of the therapist: Psychologist (I first asked for Psychiatrist)\n"
+              "- Area where user wants to search for a therapist: Santa Rosa\n"
+              "- Tell me: Address of the therapist of the user's choice.")
+    optional_type = tool("Services_4__FindProvider", "Discover therapist according to user's conditions",
+                         [("city", "Area where user wants to search for a therapist")],
+                         ("type", "Type of the therapist"))
+    calls, _ = converse("careful", ticket, [optional_type], providers)
+    assert calls == [("Services_4__FindProvider", {"city": "Santa Rosa", "type": "Psychologist"})]

@@ -18,6 +18,8 @@ BOOKING_VERBS = frozenset("book reserve make buy purchase schedule add transfer 
 # A label fits an argument when its words are this close (similarity); below, it is not used.
 FIT = 0.6
 MOST_ROWS_BOOKED = 5
+# The most searches tried again to find an item a question names.
+MOST_RETRIES = 8
 # Words a label may use for a slot name's word.
 SYNONYMS = {"contact": "phone", "telephone": "phone", "cost": "price", "fare": "price"}
 # How an English label names one end of a journey (a slot name's word), as any reader takes it.
@@ -86,6 +88,13 @@ def offered_row(refusal):
     return next((value for value in (refusal or {}).values() if isinstance(value, dict)), None)
 
 
+def names_item(ask):
+    """Whether a ``Tell me`` entry names its item, as a reader sees it: ``<label> of <a
+    name>`` (``Address of Beck Jennifer P``; a name is written with a capital or a digit),
+    not a label alone (``Total price of car rental``)."""
+    return any(piece[:1] and not piece[:1].islower() for piece in ask.split(" of ")[1:])
+
+
 def yes_no_text(value):
     return {"true": "yes", "false": "no"}.get(str(value).casefold(), str(value))
 
@@ -138,11 +147,8 @@ class Careful:
                     if known is not None:
                         act.arguments[slot] = known
             yield from self.book(act, [act.found])
-            if not act.tool.booking and any(self.named_item(ask)[1] is None and " of " in ask for ask in request.asks):
-                # a question about an item this search did not return: the search with fewer filters
-                required = {slot: value for slot, value in act.arguments.items() if slot in act.tool.required}
-                if required != act.arguments:
-                    yield from self.call((act.tool, required))
+            if not act.tool.booking:
+                yield from self.search_named(act.tool, act.arguments, request)
         yield from self.extra_calls()
         return self.answer()
 
@@ -179,7 +185,35 @@ class Careful:
         if not rows and required != arguments:  # no row with every filter: the filters dropped
             (rows,) = yield from self.call((search, required))
         rows = rows or []
+        yield from self.search_named(search, arguments, act.request)
         return sorted(rows, key=lambda row: -self.fit(row, act.request))[:1] if rows else []
+
+    def search_named(self, tool, arguments, request):
+        """Where a question of the request names an item no search returned: the search again
+        with only its required filters, then with the values the user first asked for in place
+        of the current ones (``retries``), until a row holding the item is read."""
+        for retry in self.retries(tool, arguments, request):
+            if not any(self.named_item(ask)[1] is None and names_item(ask) for ask in request.asks):
+                return
+            yield from self.call((tool, retry))
+
+    def retries(self, tool, arguments, request):
+        """The arguments of a search tried again, fewest changes first: only the required
+        ones, then each value the user first asked for in place of the current one, then their
+        combinations (at most ``MOST_RETRIES`` in all)."""
+        options = []
+        for slot, value in arguments.items():
+            given = self.given_for(tool.properties[slot], slot, [request], filters=True)
+            earlier = [self.form(text, tool.properties[slot], slot) for text in (given.earlier if given else ())]
+            options.append([(slot, value)] + [(slot, text) for text in earlier if text != value])
+        required = {slot: value for slot, value in arguments.items() if slot in tool.required}
+        combined = sorted((dict(changed) for changed in itertools.product(*options)),
+                          key=lambda retry: sum(retry[slot] != value for slot, value in arguments.items()))
+        made = []
+        for retry in [required, *combined]:
+            if retry != arguments and retry not in made:
+                made.append(retry)
+        return made[:MOST_RETRIES]
 
     def extra_calls(self):
         return
@@ -196,8 +230,8 @@ class Careful:
         candidates = sorted(self.tools.values(), key=score, reverse=True)
         return candidates[0] if candidates and score(candidates[0])[1] > 0 else None
 
-    def value_for(self, prop, slot, requests, filters=False):
-        """The ticket's value for an argument: the label that fits it best, in ``requests``
+    def given_for(self, prop, slot, requests, filters=False):
+        """The ticket's ``Value`` for an argument: the label that fits it best, in ``requests``
         (``filters``: a search's argument, which a value the user only accepted is not)."""
         best, best_fit = None, 0.0
         for request in requests:
@@ -206,8 +240,16 @@ class Careful:
                     continue
                 fit = similarity(given.label, prop.get("description") or slot, slot)
                 if fit > best_fit:
-                    best, best_fit = given.value, fit
+                    best, best_fit = given, fit
         return best if best_fit >= FIT else None
+
+    def value_for(self, prop, slot, requests, filters=False):
+        given = self.given_for(prop, slot, requests, filters)
+        return given.value if given else None
+
+    def form(self, value, prop, slot):
+        """A ticket's value as the probe writes it in an argument."""
+        return value if self.literal else rewritten(value, prop, slot, self.today)
 
     def arguments(self, tool, request):
         made = {}
@@ -228,7 +270,7 @@ class Careful:
             if slot in tool.properties:
                 value = self.value_for(tool.properties[slot], slot, self.requests)
                 if value is not None:
-                    return value if self.literal else rewritten(value, tool.properties[slot], slot, self.today)
+                    return self.form(value, tool.properties[slot], slot)
         for act in reversed(self.acts):
             for row in (act.row, act.found):
                 if row and slot in row:
