@@ -198,7 +198,8 @@ THERAPISTS = [
 ]
 PROVIDERS = [
     {"therapist_name": "Blank Gary A", "type": "Psychologist", "city": "Santa Rosa", "address": "2455 Bennett Road"},
-    {"therapist_name": "Beck Jennifer P", "type": "Psychiatrist", "city": "Santa Rosa", "address": "1400 Dutton Avenue"},
+    {"therapist_name": "Beck Jennifer P", "type": "Psychiatrist", "city": "Santa Rosa",
+     "address": "1400 Dutton Avenue"},
 ]
 
 
@@ -247,3 +248,54 @@ def test_a_question_naming_no_item_searches_nothing_again():
                          ("type", "Type of the therapist"))
     calls, _ = converse("careful", ticket, [optional_type], providers)
     assert calls == [("Services_4__FindProvider", {"city": "Santa Rosa", "type": "Psychologist"})]
+
+
+CARS = [
+    tool("RentalCars_1__GetCarsAvailable", "Search for available rental cars by city and date",
+         [("pickup_city", "City to pick up the rental car"), ("pickup_date", "Date of rental car pickup")]),
+    tool("RentalCars_1__ReserveCar", "Reserve car rental for given dates and location",
+         [("pickup_location", "Location of rental car pickup"), ("pickup_date", "Date of rental car pickup"),
+          ("type", "Category to which rental car belongs")]),
+]
+
+
+def cars(name, arguments):
+    if name.endswith("GetCarsAvailable"):
+        return [{"car_name": "Camry", "pickup_location": "LAX", "total_price": "160", **arguments},
+                {"car_name": "Civic", "pickup_location": "Union Station", "total_price": "150", **arguments}]
+    return [{"car_name": "Corolla", "total_price": "174", **arguments}]
+
+
+def test_a_booking_is_read_back_from_its_confirmation_and_answered_from_it():
+    ticket = ("1. Search for available rental cars by city and date (RentalCars_1).\n"
+              "- City to pick up the rental car: Los Angeles\n- Date of rental car pickup: 2019-03-07\n"
+              "- Location of rental car pickup: Union Station (I did not ask for it: I accept it when it is offered)\n"
+              "2. Reserve car rental for given dates and location (RentalCars_1).\n"
+              "- Date of rental car pickup: 2019-03-07\n"
+              "- Location of rental car pickup: Union Station (I did not ask for it: I accept it when it is offered)\n"
+              "- Category to which rental car belongs: Standard\n- Tell me: Total price of car rental.")
+    _, answer = converse("careful", ticket, CARS, cars)
+    found, done, told = answer.splitlines()
+    assert "car name: Civic" in found and "car name: Corolla" in done and told == "- Total price of car rental: 174"
+    # the price asked is said once, for the car booked: not for the car the search found
+    assert "150" not in answer and "total price" not in done
+
+
+HOMES = [tool("Homes_1__FindApartment", "Find an apartment in a city for a given number of bedrooms",
+              [("area", "City where the apartment is located"), ("number_of_beds", "Number of bed rooms")])]
+
+
+def homes(name, arguments):
+    return [{"property_name": "Amador Apartments", "phone_number": "510-849-6628", **arguments},
+            {"property_name": "Baywood Apartments", "phone_number": "510-471-7075", **arguments}]
+
+
+def test_the_questions_about_the_item_found_come_before_those_naming_another():
+    ticket = ("1. Find an apartment in a city for a given number of bedrooms (Homes_1).\n"
+              "- City where the apartment is located: Hayward\n- Number of bed rooms: 4\n"
+              "- Name of the apartment: Baywood Apartments (I did not ask for it: I accept it when it is offered)\n"
+              "- Tell me: Phone number of the apartment of Amador Apartments; Phone number of the apartment.")
+    _, answer = converse("careful", ticket, HOMES, homes)
+    assert answer.splitlines()[1:] == ["- Phone number of the apartment: 510-471-7075",
+                                       "- Phone number of the apartment of Amador Apartments: 510-849-6628"]
+    assert "Baywood Apartments" in answer.splitlines()[0] and "phone" not in answer.splitlines()[0]

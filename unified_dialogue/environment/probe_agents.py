@@ -10,11 +10,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .probe_values import ordered_words, read_ticket, rewritten, same, similarity, today_of, words
+from .probe_values import (Tool, ask_label, names_item, offered_row, ordered_words, read_answer, read_ticket, rewritten,
+                           same, similarity, today_of, tools_of, words, yes_no_text)
 
-# The first word of a tool's description that says it changes something (a booking).
-BOOKING_VERBS = frozenset("book reserve make buy purchase schedule add transfer play rent set create request send "
-                          "pay order call hire".split())
 # A label fits an argument when its words are this close (similarity); below, it is not used.
 FIT = 0.6
 MOST_ROWS_BOOKED = 5
@@ -26,23 +24,6 @@ SYNONYMS = {"contact": "phone", "telephone": "phone", "cost": "price", "fare": "
 PHRASES = (("flying to", "destination"), ("going to", "destination"), ("arriving at", "destination"),
            ("flying out from", "origin"), ("flying from", "origin"), ("leaving from", "origin"),
            ("departing from", "origin"), ("return", "inbound"))
-
-
-@dataclass
-class Tool:
-    name: str
-    description: str
-    properties: dict
-    required: tuple
-
-    @property
-    def service(self):
-        return self.name.split("__")[0]
-
-    @property
-    def booking(self):
-        first = (self.description.split() or [""])[0].casefold()
-        return first in BOOKING_VERBS
 
 
 @dataclass
@@ -59,44 +40,6 @@ class Act:
     refused: bool = False
     offered: Optional[dict] = None
     alternative: bool = False
-
-
-def tools_of(tools):
-    made = {}
-    for entry in tools or ():
-        function = entry.get("function") or entry
-        params = function.get("parameters") or {}
-        made[function["name"]] = Tool(function["name"], function.get("description") or "",
-                                      params.get("properties") or {}, tuple(params.get("required") or ()))
-    return made
-
-
-def read_answer(text):
-    """A tool's answer as ``(rows, refusal)``: the rows of a JSON list of objects (None for
-    an error); for a refusal (an object with ``refused``) no row, and the refusal."""
-    try:
-        value = json.loads(text)
-    except (TypeError, ValueError):
-        return None, None
-    if isinstance(value, dict) and "refused" in value:
-        return [], value
-    return ([row for row in value if isinstance(row, dict)] if isinstance(value, list) else None), None
-
-
-def offered_row(refusal):
-    """The alternative a refusal offers (the first object in it), else None."""
-    return next((value for value in (refusal or {}).values() if isinstance(value, dict)), None)
-
-
-def names_item(ask):
-    """Whether a ``Tell me`` entry names its item, as a reader sees it: ``<label> of <a
-    name>`` (``Address of Beck Jennifer P``; a name is written with a capital or a digit),
-    not a label alone (``Total price of car rental``)."""
-    return any(piece[:1] and not piece[:1].islower() for piece in ask.split(" of ")[1:])
-
-
-def yes_no_text(value):
-    return {"true": "yes", "false": "no"}.get(str(value).casefold(), str(value))
 
 
 class Careful:
@@ -193,7 +136,7 @@ class Careful:
         with only its required filters, then with the values the user first asked for in place
         of the current ones (``retries``), until a row holding the item is read."""
         for retry in self.retries(tool, arguments, request):
-            if not any(self.named_item(ask)[1] is None and names_item(ask) for ask in request.asks):
+            if not any(names_item(ask) and self.named_item(ask, tool.service)[1] is None for ask in request.asks):
                 return
             yield from self.call((tool, retry))
 
@@ -320,15 +263,17 @@ class Careful:
             scored.append((len(named & said), -first, len(named & said) / len(named), slot))
         return max(scored)[-1] if scored else None
 
-    def named_item(self, ask):
+    def named_item(self, ask, service, first=()):
         """``(label, row)`` of a ``Tell me`` entry that names its item (``<label> of <item>``,
-        the item's values comma separated): the row read that holds the item; else
-        ``(ask, None)``."""
+        the item's values comma separated): the row that holds the item among ``first`` (the
+        rows of the request the question is under), else the rows of ``service`` read, the
+        latest first; else ``(ask, None)``."""
         pieces = ask.split(" of ")
+        rows = [row for row in first if row] + [row for tool, row in reversed(self.read) if tool.service == service]
         for cut in range(len(pieces) - 1, 0, -1):
             label, item = " of ".join(pieces[:cut]), " of ".join(pieces[cut:])
             parts = [part.strip() for part in item.split(",") if part.strip()]
-            for _, row in reversed(self.read):
+            for row in rows:
                 if all(any(same(part, value) for value in row.values()) for part in parts):
                     return label, row
         return ask, None
@@ -336,7 +281,7 @@ class Careful:
     def told(self, act, ask):
         """``(row, value)`` of an asked slot: the item of ``act`` (or the alternative a
         refusal offered for it), or the item the entry names (None: not found)."""
-        label, named = self.named_item(ask)
+        label, named = self.named_item(ask, act.tool.service, (act.row, act.found, act.offered))
         if named is not None:
             slot = self.asked_slot(label, named)
             return (named, named[slot]) if slot is not None else (None, None)
@@ -350,9 +295,12 @@ class Careful:
     # ------------------------------------------------------------ answers
 
     def item_text(self, act):
-        """The item acted on by its values, a yes or no aside."""
+        """The item acted on by its values, a yes or no aside, and those the ticket's
+        questions ask (each answered on its own line, for the item it is about)."""
         row = act.row or act.found or {}
-        shown = {slot: value for slot, value in row.items() if str(value) not in ("True", "False")}
+        asked = {self.asked_slot(ask_label(ask), row) for request in self.requests for ask in request.asks}
+        shown = {slot: value for slot, value in row.items()
+                 if str(value) not in ("True", "False") and slot not in asked}
         return ", ".join(f"{slot.replace('_', ' ')}: {value}" for slot, value in shown.items())
 
     def act_text(self, act):
@@ -369,11 +317,16 @@ class Careful:
         elif act.tool.booking:
             head = f"Done ({request.description}): {said}." if act.rows else \
                 f"I could not do it ({request.description}, {said}): the service refused it."
+            if act.row:  # the confirmation the service returned, read back
+                head += f" The service confirmed: {self.item_text(act)}."
         else:
             head = f"Found ({request.description}): {self.item_text(act)}." if act.row else \
                 f"Nothing was found ({request.description}, {said})."
         lines = [head]
-        for ask in request.asks:
+        # the questions about the item acted on first, right after it is named; then those naming another
+        mine = [row for row in (act.row, act.found, act.offered) if row]
+        for ask in sorted(request.asks, key=lambda ask: self.named_item(ask, act.tool.service, mine)[1]
+                          not in (*mine, None)):
             _, value = self.told(act, ask)
             lines.append(f"- {ask}: {yes_no_text(value)}" if value is not None else f"- {ask}: not given by the service")
         return "\n".join(lines)
