@@ -299,3 +299,34 @@ def test_the_questions_about_the_item_found_come_before_those_naming_another():
     assert answer.splitlines()[1:] == ["- Phone number of the apartment: 510-471-7075",
                                        "- Phone number of the apartment of Amador Apartments: 510-849-6628"]
     assert "Baywood Apartments" in answer.splitlines()[0] and "phone" not in answer.splitlines()[0]
+
+
+def apartments(name, arguments):
+    rows = [{"property_name": "Autumn Oaks Apartments", "area": "Suisun City", "number_of_beds": "3",
+             "number_of_baths": "3"},
+            {"property_name": "Breezewood Village", "area": "Suisun City", "number_of_beds": "3", "number_of_baths": "2"}]
+    return [row for row in rows if all(row[slot] == value for slot, value in arguments.items())]
+
+
+def test_an_item_the_user_accepted_that_the_search_missed_is_searched_again_with_fewer_filters():
+    ticket = ("1. Find an apartment in a city for a given number of bedrooms (Homes_1).\n"
+              "- City where the apartment is located: Suisun City\n- Number of bed rooms: 3\n"
+              "- Number of baths in the apartment: 3\n"
+              "- Name of the apartment: Breezewood Village (I did not ask for it: I accept it when it is offered)")
+    homes_tools = [tool("Homes_1__FindApartment", "Find an apartment in a city for a given number of bedrooms",
+                        [("area", "City where the apartment is located"), ("number_of_beds", "Number of bed rooms")],
+                        ("number_of_baths", "Number of baths in the apartment"))]
+    calls, answer = converse("careful", ticket, homes_tools, apartments)
+    assert calls[-1] == ("Homes_1__FindApartment", {"area": "Suisun City", "number_of_beds": "3"})
+    assert "Breezewood Village" in answer and "Autumn Oaks" not in answer
+
+
+def test_a_search_that_finds_nothing_is_tried_again_with_the_values_as_the_ticket_writes_them():
+    ticket = "1. Find events in a given city (Events_1).\n- City where event is happening: Washington D.C."
+    events = [tool("Events_1__FindEvents", "Find events in a given city",
+                   [("city_of_event", "City where event is happening")])]
+    calls, answer = converse("careful", ticket, events, lambda name, arguments: [
+        {"event_name": "Nationals Vs Braves", **arguments}] if arguments["city_of_event"] == "Washington D.C." else [])
+    assert [arguments for _, arguments in calls] == [{"city_of_event": "Washington"},
+                                                     {"city_of_event": "Washington D.C."}]
+    assert "Nationals Vs Braves" in answer

@@ -91,7 +91,9 @@ class Careful:
                         act.arguments[slot] = known
             yield from self.book(act, [act.found])
             if not act.tool.booking:
-                yield from self.search_named(act.tool, act.arguments, request)
+                rows = yield from self.search_again(act.tool, act.arguments, request, act.rows)
+                if rows is not act.rows:
+                    act.rows, act.row = rows, self.best(rows, request)
         yield from self.extra_calls()
         return self.answer()
 
@@ -124,26 +126,34 @@ class Careful:
             if slot not in arguments and self.known(slot) is not None:
                 arguments[slot] = self.known(slot)
         (rows,) = yield from self.call((search, arguments))
-        required = {slot: value for slot, value in arguments.items() if slot in search.required}
-        if not rows and required != arguments:  # no row with every filter: the filters dropped
-            (rows,) = yield from self.call((search, required))
-        rows = rows or []
-        yield from self.search_named(search, arguments, act.request)
+        rows = (yield from self.search_again(search, arguments, act.request, rows)) or []
         return sorted(rows, key=lambda row: -self.fit(row, act.request))[:1] if rows else []
 
-    def search_named(self, tool, arguments, request):
-        """Where a question of the request names an item no search returned: the search again
-        with only its required filters, then with the values the user first asked for in place
-        of the current ones (``retries``), until a row holding the item is read."""
+    def search_again(self, tool, arguments, request, rows):
+        """The rows a search (``arguments``) gave, or, where it found nothing or missed an
+        item the ticket names (``unfound``), those of the search tried again (``retries``)
+        until the item is read, where their best row fits the ticket better."""
         for retry in self.retries(tool, arguments, request):
-            if not any(names_item(ask) and self.named_item(ask, tool.service)[1] is None for ask in request.asks):
-                return
-            yield from self.call((tool, retry))
+            if rows and not self.unfound(tool.service, request):
+                break
+            (more,) = yield from self.call((tool, retry))
+            if more and (not rows or self.fit(self.best(more, request), request) >
+                         self.fit(self.best(rows, request), request)):
+                rows = more
+        return rows
+
+    def unfound(self, service, request):
+        """Whether the request names an item no row of ``service`` read holds: one a question
+        names, or a value the user accepted when offered."""
+        held = {" ".join(str(value).casefold().split()) for tool, row in self.read if tool.service == service
+                for value in row.values()}
+        return any(names_item(ask) and self.named_item(ask, service)[1] is None for ask in request.asks) or \
+            any(given.accepted and " ".join(given.value.casefold().split()) not in held for given in request.values)
 
     def retries(self, tool, arguments, request):
-        """The arguments of a search tried again, fewest changes first: only the required
-        ones, then each value the user first asked for in place of the current one, then their
-        combinations (at most ``MOST_RETRIES`` in all)."""
+        """The arguments of a search tried again, fewest changes first: the ticket's values as
+        it writes them, only the required ones, then each value the user first asked for in
+        place of the current one, then their combinations (at most ``MOST_RETRIES`` in all)."""
         options = []
         for slot, value in arguments.items():
             given = self.given_for(tool.properties[slot], slot, [request], filters=True)
@@ -153,7 +163,9 @@ class Careful:
         combined = sorted((dict(changed) for changed in itertools.product(*options)),
                           key=lambda retry: sum(retry[slot] != value for slot, value in arguments.items()))
         made = []
-        for retry in [required, *combined]:
+        written = {slot: self.value_for(tool.properties[slot], slot, [request], filters=True) or value
+                   for slot, value in arguments.items()}
+        for retry in [written, required, *combined]:
             if retry != arguments and retry not in made:
                 made.append(retry)
         return made[:MOST_RETRIES]
@@ -296,9 +308,10 @@ class Careful:
 
     def item_text(self, act):
         """The item acted on by its values, a yes or no aside, and those the ticket's
-        questions ask (each answered on its own line, for the item it is about)."""
+        questions about the service ask (each answered on its own line, for its item)."""
         row = act.row or act.found or {}
-        asked = {self.asked_slot(ask_label(ask), row) for request in self.requests for ask in request.asks}
+        asked = {self.asked_slot(ask_label(ask), row) for other in self.acts
+                 if other.tool and act.tool and other.tool.service == act.tool.service for ask in other.request.asks}
         shown = {slot: value for slot, value in row.items()
                  if str(value) not in ("True", "False") and slot not in asked}
         return ", ".join(f"{slot.replace('_', ' ')}: {value}" for slot, value in shown.items())
