@@ -207,3 +207,152 @@ def test_careful_tries_each_value_the_ticket_asks_for_next_then_takes_the_offer(
     final, _ = probes.play(None, "careful", [{"role": "user", "content": ticket}], tools, call=call)
     assert made == ["12:00", "11:45", "11:30"]
     assert "11:30" in final
+
+# ---------------------------------------------------------------- the careful probe's steps
+
+def tool(name, description, required, *optional):
+    properties = {slot: {"type": "string", "description": text} for slot, text in (*required, *optional)}
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
+        "type": "object", "properties": properties, "required": [slot for slot, _ in required]}}}
+
+
+THERAPISTS = [
+    tool("Services_4__FindProvider", "Discover therapist according to user's conditions",
+         [("city", "Area where user wants to search for a therapist"), ("type", "Type of the therapist")]),
+    tool("Services_4__BookAppointment", "Make a reservation with the therapist based on user's wish",
+         [("therapist_name", "Name of the therapist"), ("appointment_time", "Time of the appointment"),
+          ("appointment_date", "Date of the appointment")]),
+]
+PROVIDERS = [
+    {"therapist_name": "Blank Gary A", "type": "Psychologist", "city": "Santa Rosa", "address": "2455 Bennett Road"},
+    {"therapist_name": "Beck Jennifer P", "type": "Psychiatrist", "city": "Santa Rosa",
+     "address": "1400 Dutton Avenue"},
+]
+
+
+def providers(name, arguments):
+    if name.endswith("FindProvider"):
+        return [row for row in PROVIDERS if all(row[slot] == value for slot, value in arguments.items())]
+    return [{**arguments, "phone_number": "707-526-2525", "address": "2455 Bennett Road"}]
+
+
+def converse(name, ticket, tools, answer):
+    """Probe ``name`` on ``ticket`` with ``tools``, ``answer(tool, arguments)`` giving each
+    call's rows: ``(calls made, final answer)``."""
+    messages, calls = [{"role": "system", "content": "Act with the tools."}, {"role": "user", "content": ticket}], []
+    for _ in range(30):
+        message = probes.next_message(name, messages, tools)
+        messages.append(message)
+        if not message["tool_calls"]:
+            return calls, message["content"]
+        for made in message["tool_calls"]:
+            arguments = json.loads(made["function"]["arguments"])
+            calls.append((made["function"]["name"], arguments))
+            messages.append({"role": "tool", "tool_call_id": made["id"],
+                             "content": json.dumps(answer(made["function"]["name"], arguments))})
+    raise AssertionError("the probe never answered")
+
+
+@pytest.mark.parametrize("name", probes.HONEST)
+def test_a_question_about_an_item_first_asked_for_is_answered_from_its_row(name):
+    ticket = ("1. Discover therapist according to user's conditions (Services_4).\n"
+              "- Type of the therapist: Psychologist (I first asked for Psychiatrist)\n"
+              "- Area where user wants to search for a therapist: Santa Rosa\n"
+              "- Tell me: Address of the therapist of Beck Jennifer P; Address of the therapist of Blank Gary A.")
+    calls, answer = converse(name, ticket, THERAPISTS, providers)
+    assert ("Services_4__FindProvider", {"city": "Santa Rosa", "type": "Psychiatrist"}) in calls
+    assert "Address of the therapist of Beck Jennifer P: 1400 Dutton Avenue" in answer
+    assert "Address of the therapist of Blank Gary A: 2455 Bennett Road" in answer
+
+
+def test_a_question_naming_no_item_searches_nothing_again():
+    ticket = ("1. Discover therapist according to user's conditions (Services_4).\n"
+              "- Type of the therapist: Psychologist (I first asked for Psychiatrist)\n"
+              "- Area where user wants to search for a therapist: Santa Rosa\n"
+              "- Tell me: Address of the therapist of the user's choice.")
+    optional_type = tool("Services_4__FindProvider", "Discover therapist according to user's conditions",
+                         [("city", "Area where user wants to search for a therapist")],
+                         ("type", "Type of the therapist"))
+    calls, _ = converse("careful", ticket, [optional_type], providers)
+    assert calls == [("Services_4__FindProvider", {"city": "Santa Rosa", "type": "Psychologist"})]
+
+
+CARS = [
+    tool("RentalCars_1__GetCarsAvailable", "Search for available rental cars by city and date",
+         [("pickup_city", "City to pick up the rental car"), ("pickup_date", "Date of rental car pickup")]),
+    tool("RentalCars_1__ReserveCar", "Reserve car rental for given dates and location",
+         [("pickup_location", "Location of rental car pickup"), ("pickup_date", "Date of rental car pickup"),
+          ("type", "Category to which rental car belongs")]),
+]
+
+
+def cars(name, arguments):
+    if name.endswith("GetCarsAvailable"):
+        return [{"car_name": "Camry", "pickup_location": "LAX", "total_price": "160", **arguments},
+                {"car_name": "Civic", "pickup_location": "Union Station", "total_price": "150", **arguments}]
+    return [{"car_name": "Corolla", "total_price": "174", **arguments}]
+
+
+def test_a_booking_is_read_back_from_its_confirmation_and_answered_from_it():
+    ticket = ("1. Search for available rental cars by city and date (RentalCars_1).\n"
+              "- City to pick up the rental car: Los Angeles\n- Date of rental car pickup: 2019-03-07\n"
+              "- Location of rental car pickup: Union Station (I did not ask for it: I accept it when it is offered)\n"
+              "2. Reserve car rental for given dates and location (RentalCars_1).\n"
+              "- Date of rental car pickup: 2019-03-07\n"
+              "- Location of rental car pickup: Union Station (I did not ask for it: I accept it when it is offered)\n"
+              "- Category to which rental car belongs: Standard\n- Tell me: Total price of car rental.")
+    _, answer = converse("careful", ticket, CARS, cars)
+    found, done, told = answer.splitlines()
+    assert "car name: Civic" in found and "car name: Corolla" in done and told == "- Total price of car rental: 174"
+    # the price asked is said once, for the car booked: not for the car the search found
+    assert "150" not in answer and "total price" not in done
+
+
+HOMES = [tool("Homes_1__FindApartment", "Find an apartment in a city for a given number of bedrooms",
+              [("area", "City where the apartment is located"), ("number_of_beds", "Number of bed rooms")])]
+
+
+def homes(name, arguments):
+    return [{"property_name": "Amador Apartments", "phone_number": "510-849-6628", **arguments},
+            {"property_name": "Baywood Apartments", "phone_number": "510-471-7075", **arguments}]
+
+
+def test_the_questions_about_the_item_found_come_before_those_naming_another():
+    ticket = ("1. Find an apartment in a city for a given number of bedrooms (Homes_1).\n"
+              "- City where the apartment is located: Hayward\n- Number of bed rooms: 4\n"
+              "- Name of the apartment: Baywood Apartments (I did not ask for it: I accept it when it is offered)\n"
+              "- Tell me: Phone number of the apartment of Amador Apartments; Phone number of the apartment.")
+    _, answer = converse("careful", ticket, HOMES, homes)
+    assert answer.splitlines()[1:] == ["- Phone number of the apartment: 510-471-7075",
+                                       "- Phone number of the apartment of Amador Apartments: 510-849-6628"]
+    assert "Baywood Apartments" in answer.splitlines()[0] and "phone" not in answer.splitlines()[0]
+
+
+def apartments(name, arguments):
+    rows = [{"property_name": "Autumn Oaks Apartments", "area": "Suisun City", "number_of_beds": "3",
+             "number_of_baths": "3"},
+            {"property_name": "Breezewood Village", "area": "Suisun City", "number_of_beds": "3", "number_of_baths": "2"}]
+    return [row for row in rows if all(row[slot] == value for slot, value in arguments.items())]
+
+
+def test_an_item_the_user_accepted_that_the_search_missed_is_searched_again_with_fewer_filters():
+    ticket = ("1. Find an apartment in a city for a given number of bedrooms (Homes_1).\n"
+              "- City where the apartment is located: Suisun City\n- Number of bed rooms: 3\n"
+              "- Number of baths in the apartment: 3\n"
+              "- Name of the apartment: Breezewood Village (I did not ask for it: I accept it when it is offered)")
+    homes_tools = [tool("Homes_1__FindApartment", "Find an apartment in a city for a given number of bedrooms",
+                        [("area", "City where the apartment is located"), ("number_of_beds", "Number of bed rooms")],
+                        ("number_of_baths", "Number of baths in the apartment"))]
+    calls, answer = converse("careful", ticket, homes_tools, apartments)
+    assert calls[-1] == ("Homes_1__FindApartment", {"area": "Suisun City", "number_of_beds": "3"})
+    assert "Breezewood Village" in answer and "Autumn Oaks" not in answer
+
+
+def test_a_search_that_finds_nothing_is_tried_again_with_the_values_as_the_ticket_writes_them():
+    ticket = "1. Find events in a given city (Events_1).\n- City where event is happening: Vegas"
+    events = [tool("Events_1__FindEvents", "Find events in a given city",
+                   [("city_of_event", "City where event is happening")])]
+    calls, answer = converse("careful", ticket, events, lambda name, arguments: [
+        {"event_name": "Nationals Vs Braves", **arguments}] if arguments["city_of_event"] == "Vegas" else [])
+    assert [arguments for _, arguments in calls] == [{"city_of_event": "Las Vegas"}, {"city_of_event": "Vegas"}]
+    assert "Nationals Vs Braves" in answer

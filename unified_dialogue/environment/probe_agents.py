@@ -10,37 +10,20 @@ import json
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .probe_values import ordered_words, read_ticket, rewritten, same, similarity, today_of, words
+from .probe_values import (Tool, ask_label, names_item, offered_row, ordered_words, read_answer, read_ticket, rewritten,
+                           same, similarity, today_of, tools_of, words, yes_no_text)
 
-# The first word of a tool's description that says it changes something (a booking).
-BOOKING_VERBS = frozenset("book reserve make buy purchase schedule add transfer play rent set create request send "
-                          "pay order call hire".split())
 # A label fits an argument when its words are this close (similarity); below, it is not used.
 FIT = 0.6
 MOST_ROWS_BOOKED = 5
+# The most searches tried again to find an item a question names.
+MOST_RETRIES = 8
 # Words a label may use for a slot name's word.
 SYNONYMS = {"contact": "phone", "telephone": "phone", "cost": "price", "fare": "price"}
 # How an English label names one end of a journey (a slot name's word), as any reader takes it.
 PHRASES = (("flying to", "destination"), ("going to", "destination"), ("arriving at", "destination"),
            ("flying out from", "origin"), ("flying from", "origin"), ("leaving from", "origin"),
            ("departing from", "origin"), ("return", "inbound"))
-
-
-@dataclass
-class Tool:
-    name: str
-    description: str
-    properties: dict
-    required: tuple
-
-    @property
-    def service(self):
-        return self.name.split("__")[0]
-
-    @property
-    def booking(self):
-        first = (self.description.split() or [""])[0].casefold()
-        return first in BOOKING_VERBS
 
 
 @dataclass
@@ -57,37 +40,6 @@ class Act:
     refused: bool = False
     offered: Optional[dict] = None
     alternative: bool = False
-
-
-def tools_of(tools):
-    made = {}
-    for entry in tools or ():
-        function = entry.get("function") or entry
-        params = function.get("parameters") or {}
-        made[function["name"]] = Tool(function["name"], function.get("description") or "",
-                                      params.get("properties") or {}, tuple(params.get("required") or ()))
-    return made
-
-
-def read_answer(text):
-    """A tool's answer as ``(rows, refusal)``: the rows of a JSON list of objects (None for
-    an error); for a refusal (an object with ``refused``) no row, and the refusal."""
-    try:
-        value = json.loads(text)
-    except (TypeError, ValueError):
-        return None, None
-    if isinstance(value, dict) and "refused" in value:
-        return [], value
-    return ([row for row in value if isinstance(row, dict)] if isinstance(value, list) else None), None
-
-
-def offered_row(refusal):
-    """The alternative a refusal offers (the first object in it), else None."""
-    return next((value for value in (refusal or {}).values() if isinstance(value, dict)), None)
-
-
-def yes_no_text(value):
-    return {"true": "yes", "false": "no"}.get(str(value).casefold(), str(value))
 
 
 class Careful:
@@ -138,11 +90,10 @@ class Careful:
                     if known is not None:
                         act.arguments[slot] = known
             yield from self.book(act, [act.found])
-            if not act.tool.booking and any(self.named_item(ask)[1] is None and " of " in ask for ask in request.asks):
-                # a question about an item this search did not return: the search with fewer filters
-                required = {slot: value for slot, value in act.arguments.items() if slot in act.tool.required}
-                if required != act.arguments:
-                    yield from self.call((act.tool, required))
+            if not act.tool.booking:
+                rows = yield from self.search_again(act.tool, act.arguments, request, act.rows)
+                if rows is not act.rows:
+                    act.rows, act.row = rows, self.best(rows, request)
         yield from self.extra_calls()
         return self.answer()
 
@@ -194,11 +145,49 @@ class Careful:
             if slot not in arguments and self.known(slot) is not None:
                 arguments[slot] = self.known(slot)
         (rows,) = yield from self.call((search, arguments))
-        required = {slot: value for slot, value in arguments.items() if slot in search.required}
-        if not rows and required != arguments:  # no row with every filter: the filters dropped
-            (rows,) = yield from self.call((search, required))
-        rows = rows or []
+        rows = (yield from self.search_again(search, arguments, act.request, rows)) or []
         return sorted(rows, key=lambda row: -self.fit(row, act.request))[:1] if rows else []
+
+    def search_again(self, tool, arguments, request, rows):
+        """The rows a search (``arguments``) gave, or, where it found nothing or missed an
+        item the ticket names (``unfound``), those of the search tried again (``retries``)
+        until the item is read, where their best row fits the ticket better."""
+        for retry in self.retries(tool, arguments, request):
+            if rows and not self.unfound(tool.service, request):
+                break
+            (more,) = yield from self.call((tool, retry))
+            if more and (not rows or self.fit(self.best(more, request), request) >
+                         self.fit(self.best(rows, request), request)):
+                rows = more
+        return rows
+
+    def unfound(self, service, request):
+        """Whether the request names an item no row of ``service`` read holds: one a question
+        names, or a value the user accepted when offered."""
+        held = {" ".join(str(value).casefold().split()) for tool, row in self.read if tool.service == service
+                for value in row.values()}
+        return any(names_item(ask) and self.named_item(ask, service)[1] is None for ask in request.asks) or \
+            any(given.accepted and " ".join(given.value.casefold().split()) not in held for given in request.values)
+
+    def retries(self, tool, arguments, request):
+        """The arguments of a search tried again, fewest changes first: the ticket's values as
+        it writes them, only the required ones, then each value the user first asked for in
+        place of the current one, then their combinations (at most ``MOST_RETRIES`` in all)."""
+        options = []
+        for slot, value in arguments.items():
+            given = self.given_for(tool.properties[slot], slot, [request], filters=True)
+            earlier = [self.form(text, tool.properties[slot], slot) for text in (given.earlier if given else ())]
+            options.append([(slot, value)] + [(slot, text) for text in earlier if text != value])
+        required = {slot: value for slot, value in arguments.items() if slot in tool.required}
+        combined = sorted((dict(changed) for changed in itertools.product(*options)),
+                          key=lambda retry: sum(retry[slot] != value for slot, value in arguments.items()))
+        made = []
+        written = {slot: self.value_for(tool.properties[slot], slot, [request], filters=True) or value
+                   for slot, value in arguments.items()}
+        for retry in [written, required, *combined]:
+            if retry != arguments and retry not in made:
+                made.append(retry)
+        return made[:MOST_RETRIES]
 
     def extra_calls(self):
         return
@@ -215,8 +204,8 @@ class Careful:
         candidates = sorted(self.tools.values(), key=score, reverse=True)
         return candidates[0] if candidates and score(candidates[0])[1] > 0 else None
 
-    def value_for(self, prop, slot, requests, filters=False):
-        """The ticket's value for an argument: the label that fits it best, in ``requests``
+    def given_for(self, prop, slot, requests, filters=False):
+        """The ticket's ``Value`` for an argument: the label that fits it best, in ``requests``
         (``filters``: a search's argument, which a value the user only accepted is not)."""
         best, best_fit = None, 0.0
         for request in requests:
@@ -225,8 +214,16 @@ class Careful:
                     continue
                 fit = similarity(given.label, prop.get("description") or slot, slot)
                 if fit > best_fit:
-                    best, best_fit = given.value, fit
+                    best, best_fit = given, fit
         return best if best_fit >= FIT else None
+
+    def value_for(self, prop, slot, requests, filters=False):
+        given = self.given_for(prop, slot, requests, filters)
+        return given.value if given else None
+
+    def form(self, value, prop, slot):
+        """A ticket's value as the probe writes it in an argument."""
+        return value if self.literal else rewritten(value, prop, slot, self.today)
 
     def arguments(self, tool, request):
         made = {}
@@ -247,7 +244,7 @@ class Careful:
             if slot in tool.properties:
                 value = self.value_for(tool.properties[slot], slot, self.requests)
                 if value is not None:
-                    return value if self.literal else rewritten(value, tool.properties[slot], slot, self.today)
+                    return self.form(value, tool.properties[slot], slot)
         for act in reversed(self.acts):
             for row in (act.row, act.found):
                 if row and slot in row:
@@ -297,15 +294,17 @@ class Careful:
             scored.append((len(named & said), -first, len(named & said) / len(named), slot))
         return max(scored)[-1] if scored else None
 
-    def named_item(self, ask):
+    def named_item(self, ask, service, first=()):
         """``(label, row)`` of a ``Tell me`` entry that names its item (``<label> of <item>``,
-        the item's values comma separated): the row read that holds the item; else
-        ``(ask, None)``."""
+        the item's values comma separated): the row that holds the item among ``first`` (the
+        rows of the request the question is under), else the rows of ``service`` read, the
+        latest first; else ``(ask, None)``."""
         pieces = ask.split(" of ")
+        rows = [row for row in first if row] + [row for tool, row in reversed(self.read) if tool.service == service]
         for cut in range(len(pieces) - 1, 0, -1):
             label, item = " of ".join(pieces[:cut]), " of ".join(pieces[cut:])
             parts = [part.strip() for part in item.split(",") if part.strip()]
-            for _, row in reversed(self.read):
+            for row in rows:
                 if all(any(same(part, value) for value in row.values()) for part in parts):
                     return label, row
         return ask, None
@@ -313,7 +312,7 @@ class Careful:
     def told(self, act, ask):
         """``(row, value)`` of an asked slot: the item of ``act`` (or the alternative a
         refusal offered for it), or the item the entry names (None: not found)."""
-        label, named = self.named_item(ask)
+        label, named = self.named_item(ask, act.tool.service, (act.row, act.found, act.offered))
         if named is not None:
             slot = self.asked_slot(label, named)
             return (named, named[slot]) if slot is not None else (None, None)
@@ -327,9 +326,13 @@ class Careful:
     # ------------------------------------------------------------ answers
 
     def item_text(self, act):
-        """The item acted on by its values, a yes or no aside."""
+        """The item acted on by its values, a yes or no aside, and those the ticket's
+        questions about the service ask (each answered on its own line, for its item)."""
         row = act.row or act.found or {}
-        shown = {slot: value for slot, value in row.items() if str(value) not in ("True", "False")}
+        asked = {self.asked_slot(ask_label(ask), row) for other in self.acts
+                 if other.tool and act.tool and other.tool.service == act.tool.service for ask in other.request.asks}
+        shown = {slot: value for slot, value in row.items()
+                 if str(value) not in ("True", "False") and slot not in asked}
         return ", ".join(f"{slot.replace('_', ' ')}: {value}" for slot, value in shown.items())
 
     def act_text(self, act):
@@ -346,11 +349,16 @@ class Careful:
         elif act.tool.booking:
             head = f"Done ({request.description}): {said}." if act.rows else \
                 f"I could not do it ({request.description}, {said}): the service refused it."
+            if act.row:  # the confirmation the service returned, read back
+                head += f" The service confirmed: {self.item_text(act)}."
         else:
             head = f"Found ({request.description}): {self.item_text(act)}." if act.row else \
                 f"Nothing was found ({request.description}, {said})."
         lines = [head]
-        for ask in request.asks:
+        # the questions about the item acted on first, right after it is named; then those naming another
+        mine = [row for row in (act.row, act.found, act.offered) if row]
+        for ask in sorted(request.asks, key=lambda ask: self.named_item(ask, act.tool.service, mine)[1]
+                          not in (*mine, None)):
             _, value = self.told(act, ask)
             lines.append(f"- {ask}: {yes_no_text(value)}" if value is not None else f"- {ask}: not given by the service")
         return "\n".join(lines)

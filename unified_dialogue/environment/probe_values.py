@@ -4,7 +4,9 @@ tools' schemas, and the values rewritten into a tool's form.
 Nothing here knows the episode's goal or outcome: a ticket is read from its text alone
 (a numbered line opens a request, ``- label: value`` lines give its values, a line whose
 label starts with ``Tell me`` lists what the user wants to be told), and a value is
-matched to an argument by the words of the argument's description and name. The rewriting
+matched to an argument by the words of the argument's description and name; a tool's
+answer is read as the rows it gives or the refusal it says (``read_answer``), a question as
+what it asks and the item it names (``ask_label``). The rewriting
 rules are generic, a model's common knowledge: a handful of city nicknames and
 abbreviations, a region after a comma dropped, a date written in words made the tool's
 ``YYYY-MM-DD``, a time in words made ``HH:MM``, a number in words made digits, ``yes`` and
@@ -12,6 +14,7 @@ abbreviations, a region after a comma dropped, a date written in words made the 
 """
 
 import datetime
+import json
 import re
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
@@ -39,6 +42,9 @@ STOP_WORDS = frozenset("a an the of for in on at by or and is be with which that
                        "not number name me my".split())
 TODAY = re.compile(r"\btoday is\s+(?:\w+day,?\s+)?(\d{4}-\d{2}-\d{2}|[^.\n;)]+)", re.IGNORECASE)
 ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+# The first word of a tool's description that says it changes something (a booking).
+BOOKING_VERBS = frozenset("book reserve make buy purchase schedule add transfer play rent set create request send "
+                          "pay order call hire".split())
 
 
 @dataclass(frozen=True)
@@ -111,6 +117,68 @@ def read_ticket(text):
             continue
         requests[-1].values.append(value_of(label, value))
     return requests
+
+
+@dataclass
+class Tool:
+    name: str
+    description: str
+    properties: dict
+    required: tuple
+
+    @property
+    def service(self):
+        return self.name.split("__")[0]
+
+    @property
+    def booking(self):
+        first = (self.description.split() or [""])[0].casefold()
+        return first in BOOKING_VERBS
+
+
+def tools_of(tools):
+    made = {}
+    for entry in tools or ():
+        function = entry.get("function") or entry
+        params = function.get("parameters") or {}
+        made[function["name"]] = Tool(function["name"], function.get("description") or "",
+                                      params.get("properties") or {}, tuple(params.get("required") or ()))
+    return made
+
+
+def read_answer(text):
+    """A tool's answer as ``(rows, refusal)``: the rows of a JSON list of objects (None for
+    an error); for a refusal (an object with ``refused``) no row, and the refusal."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return None, None
+    if isinstance(value, dict) and "refused" in value:
+        return [], value
+    return ([row for row in value if isinstance(row, dict)] if isinstance(value, list) else None), None
+
+
+def offered_row(refusal):
+    """The alternative a refusal offers (the first object in it), else None."""
+    return next((value for value in (refusal or {}).values() if isinstance(value, dict)), None)
+
+
+def ask_label(ask):
+    """What a ``Tell me`` entry asks, without the item it names, as a reader sees it:
+    ``<label> of <a name>`` (``Address of Beck Jennifer P``; a name is written with a
+    capital or a digit: ``1760``, ``07:30``), where a label alone may hold an ``of``
+    (``Total price of car rental``)."""
+    pieces = ask.split(" of ")
+    cut = next((cut for cut in range(1, len(pieces)) if re.match(r"[A-Z0-9]", pieces[cut])), len(pieces))
+    return " of ".join(pieces[:cut])
+
+
+def names_item(ask):
+    return ask_label(ask) != ask
+
+
+def yes_no_text(value):
+    return {"true": "yes", "false": "no"}.get(str(value).casefold(), str(value))
 
 
 def ordered_words(text):
@@ -262,5 +330,6 @@ def same(a, b):
     return " ".join(str(a).casefold().split()) == " ".join(str(b).casefold().split())
 
 
-__all__ = ["Request", "Value", "value_of", "city", "kind", "parse_date", "parse_time", "read_ticket", "rewritten", "same",
-           "similarity", "today_of", "ordered_words", "words"]
+__all__ = ["Request", "Tool", "Value", "ask_label", "city", "kind", "names_item", "offered_row", "ordered_words",
+           "parse_date", "parse_time", "read_answer", "read_ticket", "rewritten", "same", "similarity", "today_of",
+           "tools_of", "value_of", "words", "yes_no_text"]
