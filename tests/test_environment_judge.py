@@ -183,9 +183,25 @@ def test_aliases_map_the_users_words_to_the_services_form():
 
 def test_nothing_to_judge_is_left_out_and_a_booking_is_not():
     empty = {"transactions": [], "refused": [], "found": [], "told": []}
-    assert leftout.left_out(empty, {"intents": []}) == "nothing_to_judge"
-    assert leftout.left_out({**empty, "transactions": [{}]}, {"intents": []}) == ""
-    assert set(leftout.REASONS) == {"nothing_to_judge"}
+    booked = {**empty, "transactions": [{"service": "Restaurants_2", "intent": "ReserveRestaurant",
+                                          "item": [{"slot": "restaurant_name", "values": ["Sino"]}]}]}
+    assert leftout.left_out(empty, {"intents": []}, "") == "nothing_to_judge"
+    assert leftout.left_out(booked, {"intents": []}, "Your table at Sino is booked.") == ""
+    assert set(leftout.REASONS) == {"nothing_to_judge", "unsaid_by_the_corpus"}
+
+
+def test_a_dialogue_whose_own_system_turns_do_not_say_what_is_annotated_is_left_out():
+    pets = {"service": "Homes_1", "slot": "pets_allowed", "values": ["True"],
+            "item": [{"slot": "property_name", "values": ["Amador"]}]}
+    outcome = {"transactions": [], "refused": [], "found": [], "told": [pets]}
+    assert leftout.left_out(outcome, {"intents": []}, "Amador: pets are allowed.") == ""
+    # annotated against its own words, or never said
+    for said in ("Amador: pets are not allowed.", "Amador is at 24660 Amador Street."):
+        assert leftout.left_out(outcome, {"intents": []}, said) == "unsaid_by_the_corpus"
+    refused = {"service": "Homes_1", "intent": "ScheduleVisit", "arguments": [], "item": []}
+    outcome = {"transactions": [], "refused": [refused], "found": [], "told": []}
+    assert leftout.left_out(outcome, {"intents": []}, "Sorry, the visit could not be scheduled.") == ""
+    assert leftout.left_out(outcome, {"intents": []}, "How about the 9th?") == "unsaid_by_the_corpus"
 
 
 # ---------------------------------------------------------------- the criteria on the fixtures

@@ -229,9 +229,11 @@ def plain_bool(form):
 
 # Words of a clause saying that a booking was not made.
 FAILURES = frozenset({"couldnt", "cannot", "cant", "unable", "failed", "fail", "fails", "unsuccessful", "wasnt",
-                      "werent", "didnt", "nothing", "unavailable"})
+                      "werent", "didnt", "nothing", "unavailable", "sorry", "unfortunately", "regretfully",
+                      "apologize", "apologies"})
 FAILURE_PHRASES = ("could not", "was not", "were not", "did not", "not able", "not booked", "not been",
-                   "no booking", "not reserved", "not available", "not possible")
+                   "no booking", "not reserved", "not available", "not possible", "isnt possible", "not confirmed",
+                   "not done", "can not", "went wrong", "no openings", "not go through", "was an issue")
 
 
 def failed(clause):

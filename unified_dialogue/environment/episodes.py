@@ -93,7 +93,7 @@ def row(dialogue_id, original_id, turns, schemas, mode, system):
             "prompt": [{"role": "system", "content": system}, {"role": "user", "content": first}],
             "environment": environment_name(services), "services": services, "mode": mode,
             "user_turns": user_turns, "goal": wanted, "outcome": gold,
-            "left_out": left_out(gold, wanted)}
+            "left_out": left_out(gold, wanted, "\n".join(turn["utterance"] for turn in turns if speaker(turn) != USER))}
 
 
 def table(unified, mode="ticket", instruction=None):
