@@ -181,27 +181,31 @@ def test_aliases_map_the_users_words_to_the_services_form():
     assert aliases == {("Restaurants_2", "date", "today"): "2019-03-01"}
 
 
+def heard(outcome, said, rows=()):
+    return leftout.heard(outcome, {"intents": []}, said, list(rows), Services([SCHEMA]))
+
+
 def test_nothing_to_judge_is_left_out_and_a_booking_is_not():
     empty = {"transactions": [], "refused": [], "found": [], "told": []}
-    booked = {**empty, "transactions": [{"service": "Restaurants_2", "intent": "ReserveRestaurant",
+    booked = {**empty, "transactions": [{"service": "Restaurants_2", "intent": "ReserveRestaurant", "arguments": [],
                                           "item": [{"slot": "restaurant_name", "values": ["Sino"]}]}]}
-    assert leftout.left_out(empty, {"intents": []}, "") == "nothing_to_judge"
-    assert leftout.left_out(booked, {"intents": []}, "Your table at Sino is booked.") == ""
+    assert leftout.left_out(heard(empty, "")) == "nothing_to_judge"
+    assert leftout.left_out(heard(booked, "Your table at Sino is booked.")) == ""
     assert set(leftout.REASONS) == {"nothing_to_judge", "unsaid_by_the_corpus"}
 
 
-def test_a_dialogue_whose_own_system_turns_do_not_say_what_is_annotated_is_left_out():
-    pets = {"service": "Homes_1", "slot": "pets_allowed", "values": ["True"],
-            "item": [{"slot": "property_name", "values": ["Amador"]}]}
-    outcome = {"transactions": [], "refused": [], "found": [], "told": [pets]}
-    assert leftout.left_out(outcome, {"intents": []}, "Amador: pets are allowed.") == ""
+def test_a_dialogue_whose_own_system_turns_do_not_tell_what_is_annotated_is_left_out():
+    veggie = {"service": "Restaurants_2", "slot": "has_vegetarian_options", "values": ["True"],
+              "item": [{"slot": "restaurant_name", "values": ["Sino"]}]}
+    outcome = {"transactions": [], "refused": [], "found": [], "told": [veggie]}
+    assert leftout.left_out(heard(outcome, "Sino has vegetarian options.")) == ""
     # annotated against its own words, or never said
-    for said in ("Amador: pets are not allowed.", "Amador is at 24660 Amador Street."):
-        assert leftout.left_out(outcome, {"intents": []}, said) == "unsaid_by_the_corpus"
-    refused = {"service": "Homes_1", "intent": "ScheduleVisit", "arguments": [], "item": []}
+    for said in ("Sino has no vegetarian options.", "Sino is at 377 Santana Row."):
+        assert leftout.left_out(heard(outcome, said)) == "unsaid_by_the_corpus"
+    refused = {"service": "Restaurants_2", "intent": "ReserveRestaurant", "arguments": [], "item": []}
     outcome = {"transactions": [], "refused": [refused], "found": [], "told": []}
-    assert leftout.left_out(outcome, {"intents": []}, "Sorry, the visit could not be scheduled.") == ""
-    assert leftout.left_out(outcome, {"intents": []}, "How about the 9th?") == "unsaid_by_the_corpus"
+    assert leftout.left_out(heard(outcome, "Sorry, the table could not be booked.")) == ""
+    assert leftout.left_out(heard(outcome, "How about 7 pm?")) == "unsaid_by_the_corpus"
 
 
 # ---------------------------------------------------------------- the criteria on the fixtures

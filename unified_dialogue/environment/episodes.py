@@ -22,12 +22,14 @@ import json
 import pyarrow as pa
 from datasets import Features
 
+from ..chat.agent import results_of, tool_name
 from ..chat.ticket import ticket
 from ..core.errors import ConfigError
 from ..core.features import BOOL, SLOT_VALUE_PAIR, STRING
 from ..core.options import Option
 from ..views.goals import USER, dialogues, goal, outcome, speaker
-from .leftout import left_out
+from .leftout import heard, left_out
+from .services import Services
 from .tickets import MODES
 from .tickets import instruction as instruction_text
 
@@ -76,6 +78,13 @@ def checked_mode(mode):
     return mode
 
 
+def returned(turns):
+    """``(tool name, row)`` of every result the dialogue's service calls returned."""
+    return [(tool_name(turn["query"]["domain"], turn["query"]["method"]), found) for turn in turns
+            if turn["query"] is not None and turn["querying_result"] is not None
+            for found in results_of(turn["querying_result"])]
+
+
 def row(dialogue_id, original_id, turns, schemas, mode, system):
     """The episode row of one dialogue."""
     by_name = {schema["service_name"]: schema for schema in schemas}
@@ -93,7 +102,8 @@ def row(dialogue_id, original_id, turns, schemas, mode, system):
             "prompt": [{"role": "system", "content": system}, {"role": "user", "content": first}],
             "environment": environment_name(services), "services": services, "mode": mode,
             "user_turns": user_turns, "goal": wanted, "outcome": gold,
-            "left_out": left_out(gold, wanted, "\n".join(turn["utterance"] for turn in turns if speaker(turn) != USER))}
+            "left_out": left_out(heard(gold, wanted, "\n".join(t["utterance"] for t in turns if speaker(t) != USER),
+                                       returned(turns), Services(schemas)))}
 
 
 def table(unified, mode="ticket", instruction=None):

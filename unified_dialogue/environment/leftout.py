@@ -5,30 +5,31 @@ the outcome of ``views.goals``, and SGD's own system turns), never by running an
 no adapter's sample: the evaluation summary and the SGD card count them by reason.
 """
 
-from . import communicate, told
-from .final_state import unanswered_refusals
-from .yes_no import YES_NO
+from types import SimpleNamespace
+
+from . import told
 
 
-def nothing_to_judge(outcome, goal, said):
+def heard(outcome, goal, said, rows, services):
+    """A dialogue as the reasons read it: its gold ``outcome`` and ``goal``, ``said`` (SGD's
+    system turns, as its user heard them) and ``rows`` (``(tool name, row)`` of every result
+    its service calls returned), ``services`` (its ``services.Services``); what the answer
+    rules of ``told`` read of an episode."""
+    return SimpleNamespace(outcome=outcome, goal=goal, messages=[said], rows=rows, services=services)
+
+
+def nothing_to_judge(dialogue):
     """No booking, no refusal, no item found and no value asked about: any answer would pass."""
+    outcome = dialogue.outcome
     return not (outcome["transactions"] or outcome["refused"] or outcome["found"] or outcome["told"])
 
 
-def unsaid_by_the_corpus(outcome, goal, said):
-    """SGD's own system turns (``said``, as its user heard them) do not say, by the answer
-    rules (``environment.communicate``), a value its annotations say they told (the value is
-    never said, or said against its annotation), the refusal they report, or a booking they
-    confirm: the corpus cannot say what its user was told."""
-    for entry in outcome["told"]:
-        values = told.every_form(entry["values"])
-        yes_no = bool(values) and all(value in YES_NO for value in values)
-        if not communicate.said_about(said, told.item_forms(entry["item"]), entry["slot"],
-                                      values[:1] if yes_no else values, [], yes_no=yes_no):
-            return True
-    if unanswered_refusals(outcome)[:1] and not told.refusal_told(said):
-        return True
-    return not all(told.confirmed(transaction, said) for transaction in outcome["transactions"])
+def unsaid_by_the_corpus(dialogue):
+    """SGD's own system turns, judged by the answer rules (``told``) against the rows its own
+    calls returned, do not tell its user what its annotations say they told: a value never
+    said, said against its annotation or not for its item, a refusal not reported, a booking
+    not confirmed. The corpus cannot say what its user was told."""
+    return not told.parts(dialogue, "")["told_ok"]
 
 
 REASONS = {"nothing_to_judge": nothing_to_judge, "unsaid_by_the_corpus": unsaid_by_the_corpus}
@@ -41,10 +42,10 @@ def judged(row):
     return not row.get("left_out")
 
 
-def left_out(outcome, goal, said):
-    """The first reason of ``REASONS`` that holds for a dialogue (its gold ``outcome`` and
-    ``goal``, ``said`` its system turns), or ``""`` (judged)."""
+def left_out(dialogue):
+    """The first reason of ``REASONS`` that holds for a dialogue (``heard``), or ``""``
+    (judged)."""
     for reason, holds in REASONS.items():
-        if holds(outcome, goal, said):
+        if holds(dialogue):
             return reason
     return ""
