@@ -441,3 +441,9 @@ def test_a_list_item_naming_no_item_is_about_its_heading():
     assert not said_about(listed, ashland, "pets_allowed", ["False"], [], yes_no=True, asked_items=[hale])
     prose = "Found Hale Apartments, phone 510-1.\nAshland Village is unfurnished.\nPets allowed: no"
     assert not said_about(prose, hale, "pets_allowed", ["False"], [], yes_no=True, asked_items=[ashland])
+
+
+def test_a_failure_word_inside_a_confirmed_value_is_the_values():
+    song = [("song_name", ["Sorry"]), ("playback_device", ["TV"])]
+    assert confirms("Please confirm: Play Sorry on the TV.", song)
+    assert not confirms("Sorry, I could not play it on the TV.", [("playback_device", ["TV"])])

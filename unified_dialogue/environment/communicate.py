@@ -252,7 +252,10 @@ def confirms(text, identifying):
         True
     """
     normal_text = normal(text)
-    bad = [(start, end) for start, end in clauses(normal_text) if failed(normal_text[start:end])]
+    named = [span for _, forms in identifying for span in occurrences(normal_text, [str(form) for form in forms])]
+    # a failure word inside a value is the value's (a song called "Sorry")
+    unnamed = "".join(" " if any(s <= index < e for s, e in named) else char for index, char in enumerate(normal_text))
+    bad = [(start, end) for start, end in clauses(normal_text) if failed(unnamed[start:end])]
     for slot, forms in identifying:
         if forms and all(str(form) in YES_NO | {NONE} for form in forms):
             # "None" of a slot (subtitle_language) is said as no subtitles
