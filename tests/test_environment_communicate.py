@@ -447,3 +447,13 @@ def test_a_failure_word_inside_a_confirmed_value_is_the_values():
     song = [("song_name", ["Sorry"]), ("playback_device", ["TV"])]
     assert confirms("Please confirm: Play Sorry on the TV.", song)
     assert not confirms("Sorry, I could not play it on the TV.", [("playback_device", ["TV"])])
+
+
+def test_an_item_without_a_distinctive_value_is_named_by_all_its_values_together():
+    mets_5, mets_6, friends_5 = [["Mets"], ["2019-03-05"]], [["Mets"], ["2019-03-06"]], [["Friends"], ["2019-03-05"]]
+    others = [(mets_6, ["18:00"]), (friends_5, ["17:00"])]
+    text = "Booked: Mets, March 6th.\nMets, March 5th: starts at 5:30 pm."
+    assert said_about(text, mets_5, "time", ["17:30"], others)
+    assert not said_about(text.replace("5:30", "6"), mets_5, "time", ["17:30"], others)
+    # both games in one sentence: neither is named by it
+    assert not said_about("Mets, March 5th and March 6th: 5:30 pm.", mets_5, "time", ["17:30"], others)

@@ -352,3 +352,16 @@ def test_the_users_words_in_the_state_are_forms_of_the_calls_value():
     goals.said_as(said, "Buses_1", {"slot": "leaving_date", "value": "2019-03-02"}, ["dontcare"])
     assert said == {("Buses_1", "to_location", "new york"): ["New York", "NYC", "NY"]}
     assert goals.aliases(said) == [{"service": "Buses_1", "slot": "to_location", "values": ["New York", "NYC", "NY"]}]
+
+
+def test_a_name_holding_a_yes_or_no_subject_is_no_statement_of_it():
+    music = {"service": "Restaurants_1", "slot": "has_live_music", "values": ["False"],
+             "item": [{"slot": "restaurant_name", "values": ["Ippuku"]}]}
+    rows = [("Buy", {"event_name": "Berkeley World Music Festival"}), ("Find", {"restaurant_name": "Ippuku"})]
+    tools = {"Find": SimpleNamespace(service="Restaurants_1", slots={"has_live_music": {"enum": ["True", "False"]}}),
+             "Buy": SimpleNamespace(service="Events_1", slots={})}
+    episode = SimpleNamespace(outcome={"told": [music], "transactions": [], "found": []}, rows=rows,
+                              services=SimpleNamespace(tools=tools))
+    answer = "Booked: Berkeley World Music Festival.\nFound: Ippuku.\nIppuku has live music: no."
+    assert told.value_given(episode, music, answer)
+    assert not told.value_given(episode, music, answer.replace("music: no", "music: yes"))

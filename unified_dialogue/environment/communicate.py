@@ -32,7 +32,8 @@ white space; not the dot of a title or an initial: ``Dr. Manuj K. Nangia``) and 
 into clauses (commas, ``|``, and ``and``/``but``/``while`` …).
 An item is named where one of its *distinctive* identifying values is mentioned (a value
 another item shares names neither; a mention inside a longer mention of another item does
-not count). A statement (a value's mention, or the subject word of a yes-or-no clause) is
+not count), or, having none, where all its identifying values are in one sentence that
+holds no other item's all (``together``). A statement (a value's mention, or the subject word of a yes-or-no clause) is
 about the item named last before it in its sentence, else the first named after it in its
 sentence, else the items named in the last earlier sentence that names any ("I booked Almaden
 House instead of Alameda Gardens. Their phone is …" is about both); on a list item's line
@@ -81,6 +82,7 @@ def named(normal_text, items):
         for forms in item:
             if all(owners[normal(form)] == {index} for form in forms):
                 spans += [(start, end, index) for start, end in occurrences(normal_text, forms)]
+    spans += together(normal_text, items, {index for _, _, index in spans})
     return [(s, e, i) for s, e, i in spans
             if not any(i2 != i and s2 <= s and e <= e2 and (e2 - s2) > (e - s) for s2, e2, i2 in spans)]
 
@@ -100,6 +102,20 @@ def bulleted(text, normal_text, bounds):
 
 
 BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s")
+
+
+def together(normal_text, items, named_already):
+    """``[(start, end, index)]``: where an item with no distinctive value (of ``items``, not
+    in ``named_already``) is named by all its identifying values in one sentence, which no
+    other item's values all are ("Mets Vs Pirates, March 5th", another game of the Mets
+    and another event of March 5th aside); the span of each of its values there."""
+    spans, anywhere = [], [[occurrences(normal_text, forms) for forms in item] for item in items]
+    for start, end in sentences(normal_text):
+        found = [[[(s, e) for s, e in mentions if start <= s and e <= end] for mentions in item] for item in anywhere]
+        whole = [index for index, item in enumerate(items) if item and all(found[index])]
+        if len(whole) == 1 and whole[0] not in named_already and len(items[whole[0]]) > 1:
+            spans += [(s, e, whole[0]) for mentions in found[whole[0]] for s, e in mentions]
+    return spans
 
 
 def attributed(position, names, bounds, bullets=frozenset()):

@@ -19,7 +19,7 @@ Each is 1.0 where there is nothing to judge.
 import re
 
 from ..views.items import declared
-from . import communicate
+from . import communicate, yes_no
 from .final_state import ratio, unanswered_refusals
 from .reading import clauses, normal, unabbreviated
 
@@ -121,11 +121,27 @@ def without_other_asked(episode, entry, text):
                      if names(sentence, mine) or not any(names(sentence, other) for other in others))
 
 
+def without_names_saying(episode, entry, text):
+    """``text`` with each name of a row read that holds the words of a yes-or-no slot's
+    subject (an event called "World Music Festival", for ``has_live_music``) put as a
+    placeholder: those words are the name's, not a statement (the asked item's own names
+    stay, to name it)."""
+    phrases = yes_no.SUBJECTS.get(yes_no.subject(entry["slot"]), (yes_no.subject(entry["slot"]),))
+    own = {form.casefold() for forms in item_forms(entry["item"]) for form in forms}
+    names = {str(value) for _, row in episode.rows for value in row.values()
+             if len(str(value).split()) > 1 and str(value).casefold() not in own
+             and yes_no.said(normal(str(value)), phrases)}
+    for name in sorted(names, key=len, reverse=True):
+        text = re.sub(re.escape(name), "the item", text, flags=re.IGNORECASE)
+    return text
+
+
 def value_given(episode, entry, text):
     """Whether the requested value ``entry`` (an outcome's ``told`` entry) was told."""
     text = without_other_asked(episode, entry, text)
     wanted = [item_forms(item) for item in users_items(episode, entry)]
     if is_yes_no(episode, entry["service"], entry["slot"]):
+        text = without_names_saying(episode, entry, text)
         answer = [value for value in entry["values"] if value.casefold() in YES_NO][:1]
         return bool(answer) and communicate.said_about(text, item_forms(entry["item"]), entry["slot"],
                                                         [answer[0].capitalize()], other_items(episode, entry),
