@@ -191,7 +191,17 @@ def test_nothing_to_judge_is_left_out_and_a_booking_is_not():
                                           "item": [{"slot": "restaurant_name", "values": ["Sino"]}]}]}
     assert leftout.left_out(heard(empty, "")) == "nothing_to_judge"
     assert leftout.left_out(heard(booked, "Your table at Sino is booked.")) == ""
-    assert set(leftout.REASONS) == {"nothing_to_judge", "unsaid_by_the_corpus"}
+    assert set(leftout.REASONS) == {"nothing_to_judge", "found_nowhere", "unsaid_by_the_corpus"}
+
+
+def test_an_item_settled_on_that_no_call_returned_is_left_out():
+    settled = {"service": "Restaurants_2", "intent": "FindRestaurants",
+               "item": [{"slot": "restaurant_name", "values": ["Sino"]}]}
+    outcome = {"transactions": [], "refused": [], "found": [settled], "told": []}
+    row = ("Restaurants_2__FindRestaurants", {"restaurant_name": "Sino", "location": "San Jose"})
+    assert leftout.left_out(heard(outcome, "I found Sino.", [row])) == ""
+    other = ("Restaurants_2__FindRestaurants", {"restaurant_name": "Tofu", "location": "San Jose"})
+    assert leftout.left_out(heard(outcome, "I found Sino.", [other])) == "found_nowhere"
 
 
 def test_a_dialogue_whose_own_system_turns_do_not_tell_what_is_annotated_is_left_out():

@@ -7,7 +7,7 @@ no adapter's sample: the evaluation summary and the SGD card count them by reaso
 
 from types import SimpleNamespace
 
-from . import told
+from . import found, told
 
 
 def heard(outcome, goal, said, rows, services):
@@ -32,7 +32,14 @@ def unsaid_by_the_corpus(dialogue):
     return not told.parts(dialogue, "")["told_ok"]
 
 
-REASONS = {"nothing_to_judge": nothing_to_judge, "unsaid_by_the_corpus": unsaid_by_the_corpus}
+def found_nowhere(dialogue):
+    """An item the user settled on that no call of the dialogue returned (SGD's system
+    offered a flight its own search never found): no search can find it."""
+    return not found.parts(dialogue)["found_ok"]
+
+
+REASONS = {"nothing_to_judge": nothing_to_judge, "found_nowhere": found_nowhere,
+           "unsaid_by_the_corpus": unsaid_by_the_corpus}
 
 
 def judged(row):
