@@ -22,7 +22,7 @@ from . import final_state, found, told
 from .user import MAX_TURNS
 
 # The version of the rules below; changed whenever a rule changes what an episode earns.
-REWARD_VERSION = "2"
+REWARD_VERSION = "3"
 TOLD_PARTS = ("requested_values_given", "bookings_confirmed", "items_named", "refusals_told")
 PARTS = ("reward", "transaction_precision", "transaction_recall", "attempts_made", "items_found", *TOLD_PARTS)
 
