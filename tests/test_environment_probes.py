@@ -304,7 +304,8 @@ def test_the_questions_about_the_item_found_come_before_those_naming_another():
 def apartments(name, arguments):
     rows = [{"property_name": "Autumn Oaks Apartments", "area": "Suisun City", "number_of_beds": "3",
              "number_of_baths": "3"},
-            {"property_name": "Breezewood Village", "area": "Suisun City", "number_of_beds": "3", "number_of_baths": "2"}]
+            {"property_name": "Breezewood Village", "area": "Suisun City", "number_of_beds": "3",
+             "number_of_baths": "2"}]
     return [row for row in rows if all(row[slot] == value for slot, value in arguments.items())]
 
 
@@ -330,3 +331,34 @@ def test_a_search_that_finds_nothing_is_tried_again_with_the_values_as_the_ticke
     assert [arguments for _, arguments in calls] == [{"city_of_event": "Washington"},
                                                      {"city_of_event": "Washington D.C."}]
     assert "Nationals Vs Braves" in answer
+
+
+def test_a_row_fits_the_ticket_by_the_values_of_the_slots_its_labels_name():
+    hotels = [tool("Travel_1__FindAttractions", "Browse attractions in a given city",
+                   [("location", "City or town where the attraction is located")]),
+              tool("Hotels_1__SearchHotel", "Find a hotel at a given location",
+                   [("destination", "Location of the hotel")],
+                   ("has_wifi", "Boolean flag indicating if the hotel has wifi"),
+                   ("number_of_rooms", "Number of rooms")),
+              tool("Hotels_1__ReserveHotel", "Reserve a selected hotel for given dates",
+                   [("hotel_name", "Name of the hotel"), ("number_of_rooms", "Number of rooms")])]
+
+    def answer(name, arguments):
+        if name.startswith("Travel_1"):
+            return [{"attraction_name": "Angels Flight", "free_entry": "False", **arguments},
+                    {"attraction_name": "Autry Museum", "free_entry": "True", **arguments}]
+        if name.endswith("SearchHotel"):
+            return [{"hotel_name": "Aka City", "number_of_rooms": "1", **arguments},
+                    {"hotel_name": "Aloft Downtown", "number_of_rooms": "2", **arguments}]
+        return [arguments]
+
+    ticket = ("1. Browse attractions in a given city (Travel_1).\n"
+              "- City or town where the attraction is located: LA\n"
+              "2. Find a hotel at a given location (Hotels_1).\n- Location of the hotel: LA\n"
+              "- Boolean flag indicating if the hotel has wifi: True\n"
+              "3. Reserve a selected hotel for given dates (Hotels_1).\n- Number of rooms: 1\n"
+              "- Name of the hotel: Aloft Downtown (I did not ask for it: I accept it when it is offered)")
+    _, said = converse("careful", ticket, hotels, answer)
+    # a True of the hotel's wifi says nothing of an attraction's free entry; the hotel the
+    # user goes on to book is the one found, whatever the number of rooms of another
+    assert "Angels Flight" in said.splitlines()[0] and "Aloft Downtown" in said.splitlines()[1]

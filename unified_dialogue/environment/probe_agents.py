@@ -127,7 +127,7 @@ class Careful:
                 arguments[slot] = self.known(slot)
         (rows,) = yield from self.call((search, arguments))
         rows = (yield from self.search_again(search, arguments, act.request, rows)) or []
-        return sorted(rows, key=lambda row: -self.fit(row, act.request))[:1] if rows else []
+        return [self.best(rows, act.request)] if rows else []
 
     def search_again(self, tool, arguments, request, rows):
         """The rows a search (``arguments``) gave, or, where it found nothing or missed an
@@ -239,15 +239,27 @@ class Careful:
                 any(same(value, option) for option in tool.properties[slot]["enum"])}
 
     def fit(self, row, request):
-        """How well a row fits the ticket: its values the request gives (2 each), or another
-        request gives (1 each)."""
-        values = [str(value) for value in row.values()]
-        score = 0
+        """How well a row fits the ticket, ``(names, score)``: the item names the ticket gives
+        that it holds (the item the user goes on with), then its values the request gives (2
+        each) or another request gives (1 each), each for the slot its label fits."""
+        names = score = 0
         for other in self.requests:
             for given in other.values:
-                if any(same(wanted, have) for wanted in (given.value, given.fallback) if wanted for have in values):
-                    score += 2 if other is request else 1
-        return score
+                wanted = [value for value in (given.value, given.fallback) if value]
+                held = [slot for slot in self.slots_of(given.label, row)
+                        if any(same(value, row[slot]) for value in wanted)]
+                names += any("name" in slot or "title" in slot for slot in held)
+                score += (2 if other is request else 1) if held else 0
+        return names, score
+
+    def slots_of(self, label, row):
+        """The slots of ``row`` a ticket's label fits: the tools' arguments it describes, or
+        where it describes none, any slot named so, else every slot (a value the probe cannot
+        place counts wherever the row holds it)."""
+        described = {slot for tool in self.tools.values() for slot, prop in tool.properties.items()
+                     if similarity(label, prop.get("description") or slot, slot) >= FIT}
+        named = [slot for slot in row if similarity(label, slot.replace("_", " "), slot) >= FIT]
+        return [slot for slot in row if slot in described] if described else named or list(row)
 
     def best(self, rows, request):
         return max(rows, key=lambda row: self.fit(row, request)) if rows else None

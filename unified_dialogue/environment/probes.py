@@ -6,7 +6,8 @@ their table, made by ``python -m unified_dialogue.tools.environment_probes``.
 The honest ones: ``careful`` does each request of the ticket in order with the tool whose
 description fits it, its arguments from the ticket's values rewritten into the tool's form
 (``probe_values.rewritten``), a search first where a booking lacks a required value, the
-row that fits the ticket best; where a search finds nothing, or no item a question names or
+row that fits the ticket best (an item's name the ticket gives first, then the values each
+label gives for its slot); where a search finds nothing, or no item a question names or
 the user accepted when offered, the search again with the values as the ticket writes them,
 with only its required filters, then with the values the user first asked for. Its answer
 says what it found (the item's values, but those the service's questions ask) or booked (its
