@@ -148,6 +148,12 @@ def test_a_ticket_says_what_the_user_only_accepted_and_what_they_decline():
     assert request.declines
 
 
+def test_the_values_asked_for_in_turn_before_an_accepted_one_end_at_the_one_asked_for_now():
+    (request,) = read_ticket("1. Buy tickets for a bus journey (Buses_1).\n"
+                             "- Time: 12:30, then 12:00; if that cannot be done, I accept 12:20 when it is offered")
+    assert request.values == [Value("Time", "12:00", ("12:30",), fallback="12:20")]
+
+
 @pytest.mark.parametrize("text, today, expected", [
     ("2019-03-05", None, "2019-03-05"), ("March 5th", "2019-03-01", "2019-03-05"),
     ("10th of this month", "2019-03-01", "2019-03-10"), ("tomorrow", "2019-03-01", "2019-03-02"),

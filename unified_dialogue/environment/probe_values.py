@@ -77,8 +77,9 @@ def value_of(label, text):
     """The ``Value`` of a ticket's ``label: text`` line."""
     fallback = re.match(r"^(.*?);\s*if that cannot be done, I accept (.*?) when (?:it is )?offered\.?$", text,
                         re.IGNORECASE)
-    if fallback:
-        return Value(label, fallback.group(1).strip(), fallback=fallback.group(2).strip())
+    if fallback:  # the values asked for in turn ("A, then B"): the last is the one asked for now
+        *earlier, value = re.split(r", then ", fallback.group(1).strip())
+        return Value(label, value, tuple(earlier), fallback=fallback.group(2).strip())
     accepted = re.search(r"\s*\(I did not ask for it[^()]*\)$", text, re.IGNORECASE)
     if accepted:
         return Value(label, text[:accepted.start()].strip(), accepted=True)
