@@ -368,3 +368,22 @@ def test_a_row_fits_the_ticket_by_the_values_of_the_slots_its_labels_name():
     # a True of the hotel's wifi says nothing of an attraction's free entry; the hotel the
     # user goes on to book is the one found, whatever the number of rooms of another
     assert "Angels Flight" in said.splitlines()[0] and "Aloft Downtown" in said.splitlines()[1]
+
+
+def test_the_item_a_search_found_is_the_one_booked_after_it():
+    ticket = ("1. Search for available rental cars by city and date (RentalCars_1).\n"
+              "- City to pick up the rental car: Los Angeles\n- Date of rental car pickup: 2019-03-07\n"
+              "- Tell me: Total price of car rental.\n"
+              "2. Reserve car rental for given dates and location (RentalCars_1).\n"
+              "- Date of rental car pickup: 2019-03-07\n- Location of rental car pickup: Union Station\n"
+              "- Category to which rental car belongs: Standard")
+
+    def answer(name, arguments):  # the booking takes no car: the service books one of the station's
+        if name.endswith("GetCarsAvailable"):
+            return [{"car_name": car, "pickup_location": "Union Station", "total_price": price, **arguments}
+                    for car, price in (("Civic", "150"), ("Camry", "160"))]
+        return [{"car_name": "Camry", "total_price": "160", **arguments}]
+
+    _, said = converse("careful", ticket, CARS, answer)
+    found, told, _ = said.splitlines()
+    assert "car name: Camry" in found and told == "- Total price of car rental: 160"

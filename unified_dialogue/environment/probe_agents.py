@@ -10,20 +10,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .probe_values import (Tool, ask_label, names_item, offered_row, ordered_words, read_answer, read_ticket, rewritten,
-                           same, similarity, today_of, tools_of, words, yes_no_text)
+from .probe_values import (Tool, ask_label, asked_slot, names_item, offered_row, read_answer, read_ticket, rewritten,
+                           same, similarity, today_of, tools_of, yes_no_text)
 
 # A label fits an argument when its words are this close (similarity); below, it is not used.
 FIT = 0.6
 MOST_ROWS_BOOKED = 5
 # The most searches tried again to find an item a question names.
 MOST_RETRIES = 8
-# Words a label may use for a slot name's word.
-SYNONYMS = {"contact": "phone", "telephone": "phone", "cost": "price", "fare": "price"}
-# How an English label names one end of a journey (a slot name's word), as any reader takes it.
-PHRASES = (("flying to", "destination"), ("going to", "destination"), ("arriving at", "destination"),
-           ("flying out from", "origin"), ("flying from", "origin"), ("leaving from", "origin"),
-           ("departing from", "origin"), ("return", "inbound"))
 
 
 @dataclass
@@ -95,7 +89,19 @@ class Careful:
                 if rows is not act.rows:
                     act.rows, act.row = rows, self.best(rows, request)
         yield from self.extra_calls()
+        self.settle()
         return self.answer()
+
+    def settle(self):
+        """A search's item is the one booked after it with the same service, where its rows
+        hold that one (the row agreeing with the booking's on every slot they share)."""
+        for position, act in enumerate(self.acts):
+            if act.tool is None or act.tool.booking or not act.rows:
+                continue
+            booked = next((later.row for later in self.acts[position + 1:] if later.tool and later.row
+                           and later.tool.booking and later.tool.service == act.tool.service), None)
+            act.row = next((row for row in act.rows if booked and set(row) & set(booked) and
+                            all(same(row[slot], booked[slot]) for slot in set(row) & set(booked))), act.row)
 
     def book(self, act, found):
         """Call the request's tool with its arguments (``found``: rows of a search before it,
@@ -264,29 +270,6 @@ class Careful:
     def best(self, rows, request):
         return max(rows, key=lambda row: self.fit(row, request)) if rows else None
 
-    def asked_slot(self, ask, row):
-        """The slot of ``row`` a ``Tell me`` label asks for: an argument described so, else
-        the slot whose name's words the label holds."""
-        for tool in self.tools.values():
-            for slot, prop in tool.properties.items():
-                if slot in row and similarity(ask, prop.get("description") or "", slot) == 1.0:
-                    return slot
-        plain = " ".join(ask.casefold().split())
-        order = ordered_words(ask)
-        said = set(order) | {SYNONYMS[word] for word in order if word in SYNONYMS} | {slot_word for phrase, slot_word in PHRASES if phrase in plain}
-        if not said & {"inbound", "return"}:
-            said.add("outbound")
-        scored = []
-        for slot in row:
-            named = words(slot)
-            shared = len(named & said)
-            if not named or ("name" in slot and "name" not in plain) or shared / len(named) < 0.5:
-                continue
-            first = min((position for position, word in enumerate(order) if word in named or SYNONYMS.get(word) in named),
-                        default=len(order))
-            scored.append((len(named & said), -first, len(named & said) / len(named), slot))
-        return max(scored)[-1] if scored else None
-
     def named_item(self, ask, service, first=()):
         """``(label, row)`` of a ``Tell me`` entry that names its item (``<label> of <item>``,
         the item's values comma separated): the row that holds the item among ``first`` (the
@@ -307,11 +290,11 @@ class Careful:
         refusal offered for it), or the item the entry names (None: not found)."""
         label, named = self.named_item(ask, act.tool.service, (act.row, act.found, act.offered))
         if named is not None:
-            slot = self.asked_slot(label, named)
+            slot = asked_slot(self.tools, label, named)
             return (named, named[slot]) if slot is not None else (None, None)
         for row in (act.row, act.found, act.offered):
             if row:
-                slot = self.asked_slot(ask, row)
+                slot = asked_slot(self.tools, ask, row)
                 if slot is not None:
                     return row, row[slot]
         return None, None
@@ -322,7 +305,7 @@ class Careful:
         """The item acted on by its values, a yes or no aside, and those the ticket's
         questions about the service ask (each answered on its own line, for its item)."""
         row = act.row or act.found or {}
-        asked = {self.asked_slot(ask_label(ask), row) for other in self.acts
+        asked = {asked_slot(self.tools, ask_label(ask), row) for other in self.acts
                  if other.tool and act.tool and other.tool.service == act.tool.service for ask in other.request.asks}
         shown = {slot: value for slot, value in row.items()
                  if str(value) not in ("True", "False") and slot not in asked}
@@ -421,7 +404,7 @@ class ListAll(Careful):
             for ask in act.request.asks:
                 values = []
                 for _, row in self.read:
-                    slot = self.asked_slot(ask, row)
+                    slot = asked_slot(self.tools, ask, row)
                     if slot is not None and yes_no_text(row[slot]) not in values:
                         values.append(yes_no_text(row[slot]))
                 lines.append(f"{ask}: {', '.join(values)}")
