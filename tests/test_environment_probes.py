@@ -387,3 +387,12 @@ def test_the_item_a_search_found_is_the_one_booked_after_it():
     _, said = converse("careful", ticket, CARS, answer)
     found, told, _ = said.splitlines()
     assert "car name: Camry" in found and told == "- Total price of car rental: 160"
+
+
+def test_a_question_about_an_item_never_found_is_not_answered_with_another_items_value():
+    ticket = ("1. Discover therapist according to user's conditions (Services_4).\n"
+              "- Type of the therapist: Psychologist\n- Area where user wants to search for a therapist: Santa Rosa\n"
+              "- Tell me: Address of the therapist of Nobody Known; Address of the therapist.")
+    _, answer = converse("careful", ticket, THERAPISTS, providers)
+    assert answer.splitlines()[1:] == ["- Address of the therapist: 2455 Bennett Road",
+                                       "- Address of the therapist of Nobody Known: not given by the service"]

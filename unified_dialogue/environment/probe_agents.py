@@ -36,6 +36,11 @@ class Act:
     alternative: bool = False
 
 
+def names_other(ask):
+    """Whether a question names its item by more than a number (``a scale of 5`` names none)."""
+    return names_item(ask) and not ask[len(ask_label(ask)) + len(" of "):].strip().isdigit()
+
+
 class Careful:
     """The careful probe; the others change what it calls (``extra_calls``, ``book``) or
     answers (``answer``)."""
@@ -287,11 +292,14 @@ class Careful:
 
     def told(self, act, ask):
         """``(row, value)`` of an asked slot: the item of ``act`` (or the alternative a
-        refusal offered for it), or the item the entry names (None: not found)."""
+        refusal offered for it), or the item the entry names (None: not found; never another
+        item's value for a named one, ``names_other``)."""
         label, named = self.named_item(ask, act.tool.service, (act.row, act.found, act.offered))
         if named is not None:
             slot = asked_slot(self.tools, label, named)
             return (named, named[slot]) if slot is not None else (None, None)
+        if names_other(ask):
+            return None, None
         for row in (act.row, act.found, act.offered):
             if row:
                 slot = asked_slot(self.tools, ask, row)
@@ -333,8 +341,8 @@ class Careful:
         lines = [head]
         # the questions about the item acted on first, right after it is named; then those naming another
         mine = [row for row in (act.row, act.found, act.offered) if row]
-        for ask in sorted(request.asks, key=lambda ask: self.named_item(ask, act.tool.service, mine)[1]
-                          not in (*mine, None)):
+        for ask in sorted(request.asks, key=lambda ask: names_other(ask) and
+                          self.named_item(ask, act.tool.service, mine)[1] not in mine):
             _, value = self.told(act, ask)
             lines.append(f"- {ask}: {yes_no_text(value)}" if value is not None else f"- {ask}: not given by the service")
         return "\n".join(lines)

@@ -13,8 +13,8 @@ offered, the search again with the values as the ticket writes them, with only i
 filters, then with the values the user first asked for. Its answer says what it found (the
 item's values, but those the service's questions ask) or booked (its arguments and the
 confirmation the service returned), then each value asked for, from the row of the item the
-question names or else the request's own (the booking's confirmation first), the questions
-about that item first. ``literal`` is careful with every value as the ticket writes it. The
+question names (never another item's value for it) or else the request's own (the booking's
+confirmation first), the questions about that item first. ``literal`` is careful with every value as the ticket writes it. The
 cheats, each making careful's calls unless said: ``dump`` (every row read pasted into the
 answer), ``spam-dump`` (also a search with every subset of the optional filters it used,
 then dump), ``hedge`` (careful's answer, plus ``yes`` and ``no`` to every question),
