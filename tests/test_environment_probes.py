@@ -148,6 +148,12 @@ def test_a_ticket_says_what_the_user_only_accepted_and_what_they_decline():
     assert request.declines
 
 
+def test_the_values_asked_for_in_turn_before_an_accepted_one_end_at_the_one_asked_for_now():
+    (request,) = read_ticket("1. Buy tickets for a bus journey (Buses_1).\n"
+                             "- Time: 12:30, then 12:00; if that cannot be done, I accept 12:20 when it is offered")
+    assert request.values == [Value("Time", "12:00", ("12:30",), fallback="12:20")]
+
+
 @pytest.mark.parametrize("text, today, expected", [
     ("2019-03-05", None, "2019-03-05"), ("March 5th", "2019-03-01", "2019-03-05"),
     ("10th of this month", "2019-03-01", "2019-03-10"), ("tomorrow", "2019-03-01", "2019-03-02"),
@@ -180,35 +186,6 @@ def test_times_are_read_as_a_model_reads_them(text, expected):
 def test_values_are_rewritten_into_the_tools_form(value, prop, name, expected):
     assert rewritten(value, prop, name, None) == expected
 
-
-def test_careful_tries_each_value_the_ticket_asks_for_next_then_takes_the_offer():
-    ticket = ("Today is Friday, March 1, 2019 (2019-03-01).\n1. Make an appointment (Care_1).\n"
-              "- Name of the doctor: Kim\n"
-              "- Time of the appointment: 12:00, then 11:45; if that cannot be done, I accept 11:30 when it is offered\n"
-              "Please do all of it and tell me the result.")
-    (request,) = read_ticket(ticket)
-    assert request.values[1] == Value("Time of the appointment", "12:00", fallback="11:30", then=("11:45",))
-    tools = [{"type": "function", "function": {
-        "name": "Care_1__Book", "description": "Book an appointment with a doctor", "parameters": {
-            "type": "object", "required": ["doctor", "time"],
-            "properties": {"doctor": {"type": "string", "description": "Name of the doctor"},
-                           "time": {"type": "string", "description": "Time of the appointment"}}}}}]
-    made = []
-
-    def call(tool, arguments):
-        made.append(arguments["time"])
-        if arguments["time"] == "12:00":
-            return json.dumps({"refused": "The service could not do this."})
-        if arguments["time"] == "11:45":
-            return json.dumps({"refused": "The service could not do this.",
-                               "offered_instead": {"doctor": "Kim", "time": "11:30"}})
-        return json.dumps([arguments])
-
-    final, _ = probes.play(None, "careful", [{"role": "user", "content": ticket}], tools, call=call)
-    assert made == ["12:00", "11:45", "11:30"]
-    assert "11:30" in final
-
-# ---------------------------------------------------------------- the careful probe's steps
 
 def tool(name, description, required, *optional):
     properties = {slot: {"type": "string", "description": text} for slot, text in (*required, *optional)}
@@ -331,7 +308,8 @@ def test_the_questions_about_the_item_found_come_before_those_naming_another():
 def apartments(name, arguments):
     rows = [{"property_name": "Autumn Oaks Apartments", "area": "Suisun City", "number_of_beds": "3",
              "number_of_baths": "3"},
-            {"property_name": "Breezewood Village", "area": "Suisun City", "number_of_beds": "3", "number_of_baths": "2"}]
+            {"property_name": "Breezewood Village", "area": "Suisun City", "number_of_beds": "3",
+             "number_of_baths": "2"}]
     return [row for row in rows if all(row[slot] == value for slot, value in arguments.items())]
 
 
@@ -356,3 +334,62 @@ def test_a_search_that_finds_nothing_is_tried_again_with_the_values_as_the_ticke
         {"event_name": "Nationals Vs Braves", **arguments}] if arguments["city_of_event"] == "Vegas" else [])
     assert [arguments for _, arguments in calls] == [{"city_of_event": "Las Vegas"}, {"city_of_event": "Vegas"}]
     assert "Nationals Vs Braves" in answer
+
+
+def test_a_row_fits_the_ticket_by_the_values_of_the_slots_its_labels_name():
+    hotels = [tool("Travel_1__FindAttractions", "Browse attractions in a given city",
+                   [("location", "City or town where the attraction is located")]),
+              tool("Hotels_1__SearchHotel", "Find a hotel at a given location",
+                   [("destination", "Location of the hotel")],
+                   ("has_wifi", "Boolean flag indicating if the hotel has wifi"),
+                   ("number_of_rooms", "Number of rooms")),
+              tool("Hotels_1__ReserveHotel", "Reserve a selected hotel for given dates",
+                   [("hotel_name", "Name of the hotel"), ("number_of_rooms", "Number of rooms")])]
+
+    def answer(name, arguments):
+        if name.startswith("Travel_1"):
+            return [{"attraction_name": "Angels Flight", "free_entry": "False", **arguments},
+                    {"attraction_name": "Autry Museum", "free_entry": "True", **arguments}]
+        if name.endswith("SearchHotel"):
+            return [{"hotel_name": "Aka City", "number_of_rooms": "1", **arguments},
+                    {"hotel_name": "Aloft Downtown", "number_of_rooms": "2", **arguments}]
+        return [arguments]
+
+    ticket = ("1. Browse attractions in a given city (Travel_1).\n"
+              "- City or town where the attraction is located: LA\n"
+              "2. Find a hotel at a given location (Hotels_1).\n- Location of the hotel: LA\n"
+              "- Boolean flag indicating if the hotel has wifi: True\n"
+              "3. Reserve a selected hotel for given dates (Hotels_1).\n- Number of rooms: 1\n"
+              "- Name of the hotel: Aloft Downtown (I did not ask for it: I accept it when it is offered)")
+    _, said = converse("careful", ticket, hotels, answer)
+    # a True of the hotel's wifi says nothing of an attraction's free entry; the hotel the
+    # user goes on to book is the one found, whatever the number of rooms of another
+    assert "Angels Flight" in said.splitlines()[0] and "Aloft Downtown" in said.splitlines()[1]
+
+
+def test_the_item_a_search_found_is_the_one_booked_after_it():
+    ticket = ("1. Search for available rental cars by city and date (RentalCars_1).\n"
+              "- City to pick up the rental car: Los Angeles\n- Date of rental car pickup: 2019-03-07\n"
+              "- Tell me: Total price of car rental.\n"
+              "2. Reserve car rental for given dates and location (RentalCars_1).\n"
+              "- Date of rental car pickup: 2019-03-07\n- Location of rental car pickup: Union Station\n"
+              "- Category to which rental car belongs: Standard")
+
+    def answer(name, arguments):  # the booking takes no car: the service books one of the station's
+        if name.endswith("GetCarsAvailable"):
+            return [{"car_name": car, "pickup_location": "Union Station", "total_price": price, **arguments}
+                    for car, price in (("Civic", "150"), ("Camry", "160"))]
+        return [{"car_name": "Camry", "total_price": "160", **arguments}]
+
+    _, said = converse("careful", ticket, CARS, answer)
+    found, told, _ = said.splitlines()
+    assert "car name: Camry" in found and told == "- Total price of car rental: 160"
+
+
+def test_a_question_about_an_item_never_found_is_not_answered_with_another_items_value():
+    ticket = ("1. Discover therapist according to user's conditions (Services_4).\n"
+              "- Type of the therapist: Psychologist\n- Area where user wants to search for a therapist: Santa Rosa\n"
+              "- Tell me: Address of the therapist of Nobody Known; Address of the therapist.")
+    _, answer = converse("careful", ticket, THERAPISTS, providers)
+    assert answer.splitlines()[1:] == ["- Address of the therapist: 2455 Bennett Road",
+                                       "- Address of the therapist of Nobody Known: not given by the service"]

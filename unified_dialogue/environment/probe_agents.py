@@ -10,20 +10,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .probe_values import (Tool, ask_label, names_item, offered_row, ordered_words, read_answer, read_ticket, rewritten,
-                           same, similarity, today_of, tools_of, words, yes_no_text)
+from .probe_values import (Tool, ask_label, asked_slot, names_item, offered_row, read_answer, read_ticket, rewritten,
+                           same, similarity, today_of, tools_of, yes_no_text)
 
 # A label fits an argument when its words are this close (similarity); below, it is not used.
 FIT = 0.6
 MOST_ROWS_BOOKED = 5
 # The most searches tried again to find an item a question names.
 MOST_RETRIES = 8
-# Words a label may use for a slot name's word.
-SYNONYMS = {"contact": "phone", "telephone": "phone", "cost": "price", "fare": "price"}
-# How an English label names one end of a journey (a slot name's word), as any reader takes it.
-PHRASES = (("flying to", "destination"), ("going to", "destination"), ("arriving at", "destination"),
-           ("flying out from", "origin"), ("flying from", "origin"), ("leaving from", "origin"),
-           ("departing from", "origin"), ("return", "inbound"))
 
 
 @dataclass
@@ -40,6 +34,11 @@ class Act:
     refused: bool = False
     offered: Optional[dict] = None
     alternative: bool = False
+
+
+def names_other(ask):
+    """Whether a question names its item by more than a number (``a scale of 5`` names none)."""
+    return names_item(ask) and not ask[len(ask_label(ask)) + len(" of "):].strip().isdigit()
 
 
 class Careful:
@@ -95,7 +94,19 @@ class Careful:
                 if rows is not act.rows:
                     act.rows, act.row = rows, self.best(rows, request)
         yield from self.extra_calls()
+        self.settle()
         return self.answer()
+
+    def settle(self):
+        """A search's item is the one booked after it with the same service, where its rows
+        hold that one (the row agreeing with the booking's on every slot they share)."""
+        for position, act in enumerate(self.acts):
+            if act.tool is None or act.tool.booking or not act.rows:
+                continue
+            booked = next((later.row for later in self.acts[position + 1:] if later.tool and later.row
+                           and later.tool.booking and later.tool.service == act.tool.service), None)
+            act.row = next((row for row in act.rows if booked and set(row) & set(booked) and
+                            all(same(row[slot], booked[slot]) for slot in set(row) & set(booked))), act.row)
 
     def book(self, act, found):
         """Call the request's tool with its arguments (``found``: rows of a search before it,
@@ -104,13 +115,6 @@ class Careful:
         if rows is None and any(slot not in act.tool.required for slot in act.arguments):
             (rows,) = yield from self.call((act.tool, self.valid(act.tool, act.arguments)))
         refusal = self.refusals[0]
-        for later in self.then_arguments(act) if refusal is not None else ():
-            (tried,) = yield from self.call((act.tool, {**act.arguments, **later}))
-            refusal = self.refusals[0]
-            if refusal is None:  # the value asked for next was had
-                act.arguments.update(later)
-                rows = tried
-                break
         if refusal is not None:
             act.refused, act.offered = True, offered_row(refusal)
             fallbacks = [value for value in act.request.values if value.fallback]
@@ -120,18 +124,6 @@ class Careful:
                 act.alternative = bool(rows)
         act.rows = rows
         act.row = self.best(rows or [], act.request) if rows else None
-
-    def then_arguments(self, act):
-        """The arguments to try, in order, after the service refused a booking: each value
-        the ticket asks for next (``12:00, then 11:45``) in place of the one refused."""
-        tried = []
-        for given in act.request.values:
-            slots = [slot for slot, prop in act.tool.properties.items()
-                     if self.value_for(prop, slot, [act.request]) == given.value]
-            for later in given.then if slots else ():
-                value = later if self.literal else rewritten(later, act.tool.properties[slots[0]], slots[0], self.today)
-                tried.append({slots[0]: value})
-        return tried
 
     def search_before(self, act):
         """The rows of the search a booking needs (best first): the same service's search
@@ -146,7 +138,7 @@ class Careful:
                 arguments[slot] = self.known(slot)
         (rows,) = yield from self.call((search, arguments))
         rows = (yield from self.search_again(search, arguments, act.request, rows)) or []
-        return sorted(rows, key=lambda row: -self.fit(row, act.request))[:1] if rows else []
+        return [self.best(rows, act.request)] if rows else []
 
     def search_again(self, tool, arguments, request, rows):
         """The rows a search (``arguments``) gave, or, where it found nothing or missed an
@@ -258,41 +250,30 @@ class Careful:
                 any(same(value, option) for option in tool.properties[slot]["enum"])}
 
     def fit(self, row, request):
-        """How well a row fits the ticket: its values the request gives (2 each), or another
-        request gives (1 each)."""
-        values = [str(value) for value in row.values()]
-        score = 0
+        """How well a row fits the ticket, ``(names, score)``: the item names the ticket gives
+        that it holds (the item the user goes on with), then its values the request gives (2
+        each) or another request gives (1 each), each for the slot its label fits."""
+        names = score = 0
         for other in self.requests:
             for given in other.values:
-                if any(same(wanted, have) for wanted in (given.value, given.fallback) if wanted for have in values):
-                    score += 2 if other is request else 1
-        return score
+                wanted = [value for value in (given.value, given.fallback) if value]
+                held = [slot for slot in self.slots_of(given.label, row)
+                        if any(same(value, row[slot]) for value in wanted)]
+                names += any("name" in slot or "title" in slot for slot in held)
+                score += (2 if other is request else 1) if held else 0
+        return names, score
+
+    def slots_of(self, label, row):
+        """The slots of ``row`` a ticket's label fits: the tools' arguments it describes, or
+        where it describes none, any slot named so, else every slot (a value the probe cannot
+        place counts wherever the row holds it)."""
+        described = {slot for tool in self.tools.values() for slot, prop in tool.properties.items()
+                     if similarity(label, prop.get("description") or slot, slot) >= FIT}
+        named = [slot for slot in row if similarity(label, slot.replace("_", " "), slot) >= FIT]
+        return [slot for slot in row if slot in described] if described else named or list(row)
 
     def best(self, rows, request):
         return max(rows, key=lambda row: self.fit(row, request)) if rows else None
-
-    def asked_slot(self, ask, row):
-        """The slot of ``row`` a ``Tell me`` label asks for: an argument described so, else
-        the slot whose name's words the label holds."""
-        for tool in self.tools.values():
-            for slot, prop in tool.properties.items():
-                if slot in row and similarity(ask, prop.get("description") or "", slot) == 1.0:
-                    return slot
-        plain = " ".join(ask.casefold().split())
-        order = ordered_words(ask)
-        said = set(order) | {SYNONYMS[word] for word in order if word in SYNONYMS} | {slot_word for phrase, slot_word in PHRASES if phrase in plain}
-        if not said & {"inbound", "return"}:
-            said.add("outbound")
-        scored = []
-        for slot in row:
-            named = words(slot)
-            shared = len(named & said)
-            if not named or ("name" in slot and "name" not in plain) or shared / len(named) < 0.5:
-                continue
-            first = min((position for position, word in enumerate(order) if word in named or SYNONYMS.get(word) in named),
-                        default=len(order))
-            scored.append((len(named & said), -first, len(named & said) / len(named), slot))
-        return max(scored)[-1] if scored else None
 
     def named_item(self, ask, service, first=()):
         """``(label, row)`` of a ``Tell me`` entry that names its item (``<label> of <item>``,
@@ -311,14 +292,17 @@ class Careful:
 
     def told(self, act, ask):
         """``(row, value)`` of an asked slot: the item of ``act`` (or the alternative a
-        refusal offered for it), or the item the entry names (None: not found)."""
+        refusal offered for it), or the item the entry names (None: not found; never another
+        item's value for a named one, ``names_other``)."""
         label, named = self.named_item(ask, act.tool.service, (act.row, act.found, act.offered))
         if named is not None:
-            slot = self.asked_slot(label, named)
+            slot = asked_slot(self.tools, label, named)
             return (named, named[slot]) if slot is not None else (None, None)
+        if names_other(ask):
+            return None, None
         for row in (act.row, act.found, act.offered):
             if row:
-                slot = self.asked_slot(ask, row)
+                slot = asked_slot(self.tools, ask, row)
                 if slot is not None:
                     return row, row[slot]
         return None, None
@@ -329,7 +313,7 @@ class Careful:
         """The item acted on by its values, a yes or no aside, and those the ticket's
         questions about the service ask (each answered on its own line, for its item)."""
         row = act.row or act.found or {}
-        asked = {self.asked_slot(ask_label(ask), row) for other in self.acts
+        asked = {asked_slot(self.tools, ask_label(ask), row) for other in self.acts
                  if other.tool and act.tool and other.tool.service == act.tool.service for ask in other.request.asks}
         shown = {slot: value for slot, value in row.items()
                  if str(value) not in ("True", "False") and slot not in asked}
@@ -357,8 +341,8 @@ class Careful:
         lines = [head]
         # the questions about the item acted on first, right after it is named; then those naming another
         mine = [row for row in (act.row, act.found, act.offered) if row]
-        for ask in sorted(request.asks, key=lambda ask: self.named_item(ask, act.tool.service, mine)[1]
-                          not in (*mine, None)):
+        for ask in sorted(request.asks, key=lambda ask: names_other(ask) and
+                          self.named_item(ask, act.tool.service, mine)[1] not in mine):
             _, value = self.told(act, ask)
             lines.append(f"- {ask}: {yes_no_text(value)}" if value is not None else f"- {ask}: not given by the service")
         return "\n".join(lines)
@@ -428,7 +412,7 @@ class ListAll(Careful):
             for ask in act.request.asks:
                 values = []
                 for _, row in self.read:
-                    slot = self.asked_slot(ask, row)
+                    slot = asked_slot(self.tools, ask, row)
                     if slot is not None and yes_no_text(row[slot]) not in values:
                         values.append(yes_no_text(row[slot]))
                 lines.append(f"{ask}: {', '.join(values)}")

@@ -42,6 +42,12 @@ STOP_WORDS = frozenset("a an the of for in on at by or and is be with which that
                        "not number name me my".split())
 TODAY = re.compile(r"\btoday is\s+(?:\w+day,?\s+)?(\d{4}-\d{2}-\d{2}|[^.\n;)]+)", re.IGNORECASE)
 ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+# Words a label may use for a slot name's word.
+SYNONYMS = {"contact": "phone", "telephone": "phone", "cost": "price", "fare": "price"}
+# How an English label names one end of a journey (a slot name's word), as any reader takes it.
+PHRASES = (("flying to", "destination"), ("going to", "destination"), ("arriving at", "destination"),
+           ("flying out from", "origin"), ("flying from", "origin"), ("leaving from", "origin"),
+           ("departing from", "origin"), ("return", "inbound"))
 # The first word of a tool's description that says it changes something (a booking).
 BOOKING_VERBS = frozenset("book reserve make buy purchase schedule add transfer play rent set create request send "
                           "pay order call hire".split())
@@ -51,15 +57,13 @@ BOOKING_VERBS = frozenset("book reserve make buy purchase schedule add transfer 
 class Value:
     """A value a ticket gives: its ``label``, the ``value``, the ``earlier`` values the user
     asked for first, whether the user only ``accepted`` it when offered (no filter of a
-    search), the values to try ``then`` when the service refuses this one, and the
-    ``fallback`` the user accepts when none can be had."""
+    search), and the ``fallback`` the user accepts when the value cannot be had."""
 
     label: str
     value: str
     earlier: Tuple[str, ...] = ()
     accepted: bool = False
     fallback: Optional[str] = None
-    then: Tuple[str, ...] = ()
 
 
 @dataclass
@@ -79,9 +83,9 @@ def value_of(label, text):
     """The ``Value`` of a ticket's ``label: text`` line."""
     fallback = re.match(r"^(.*?);\s*if that cannot be done, I accept (.*?) when (?:it is )?offered\.?$", text,
                         re.IGNORECASE)
-    if fallback:
-        first, *then = re.split(r",\s*then\s+", fallback.group(1).strip())
-        return Value(label, first.strip(), fallback=fallback.group(2).strip(), then=tuple(v.strip() for v in then))
+    if fallback:  # the values asked for in turn ("A, then B"): the last is the one asked for now
+        *earlier, value = re.split(r", then ", fallback.group(1).strip())
+        return Value(label, value, tuple(earlier), fallback=fallback.group(2).strip())
     accepted = re.search(r"\s*\(I did not ask for it[^()]*\)$", text, re.IGNORECASE)
     if accepted:
         return Value(label, text[:accepted.start()].strip(), accepted=True)
@@ -175,6 +179,31 @@ def ask_label(ask):
 
 def names_item(ask):
     return ask_label(ask) != ask
+
+
+def asked_slot(tools, ask, row):
+    """The slot of ``row`` a ``Tell me`` label asks for: an argument of ``tools`` (``Tool``
+    by name) described so, else the slot whose name's words the label holds."""
+    for tool in tools.values():
+        for slot, prop in tool.properties.items():
+            if slot in row and similarity(ask, prop.get("description") or "", slot) == 1.0:
+                return slot
+    plain = " ".join(ask.casefold().split())
+    order = ordered_words(ask)
+    said = set(order) | {SYNONYMS[word] for word in order if word in SYNONYMS} | \
+        {slot_word for phrase, slot_word in PHRASES if phrase in plain}
+    if not said & {"inbound", "return"}:
+        said.add("outbound")
+    scored = []
+    for slot in row:
+        named = words(slot)
+        shared = len(named & said)
+        if not named or ("name" in slot and "name" not in plain) or shared / len(named) < 0.5:
+            continue
+        first = min((position for position, word in enumerate(order)
+                     if word in named or SYNONYMS.get(word) in named), default=len(order))
+        scored.append((len(named & said), -first, len(named & said) / len(named), slot))
+    return max(scored)[-1] if scored else None
 
 
 def yes_no_text(value):
@@ -330,6 +359,6 @@ def same(a, b):
     return " ".join(str(a).casefold().split()) == " ".join(str(b).casefold().split())
 
 
-__all__ = ["Request", "Tool", "Value", "ask_label", "city", "kind", "names_item", "offered_row", "ordered_words",
-           "parse_date", "parse_time", "read_answer", "read_ticket", "rewritten", "same", "similarity", "today_of",
-           "tools_of", "value_of", "words", "yes_no_text"]
+__all__ = ["Request", "Tool", "Value", "ask_label", "asked_slot", "city", "kind", "names_item", "offered_row",
+           "ordered_words", "parse_date", "parse_time", "read_answer", "read_ticket", "rewritten", "same", "similarity",
+           "today_of", "tools_of", "value_of", "words", "yes_no_text"]

@@ -5,21 +5,24 @@ their table, made by ``python -m unified_dialogue.tools.environment_probes``.
 
 The honest ones: ``careful`` does each request of the ticket in order with the tool whose
 description fits it, its arguments from the ticket's values rewritten into the tool's form
-(``probe_values.rewritten``), a search first where a booking lacks a required value, the
-row that fits the ticket best; where a search finds nothing, or no item a question names or
-the user accepted when offered, the search again with the values as the ticket writes them,
-with only its required filters, then with the values the user first asked for. Its answer
-says what it found (the item's values, but those the service's questions ask) or booked (its
-arguments and the confirmation the service returned), then each value asked for, from the
-row of the item the question names or else the request's own (the booking's confirmation
-first), the questions about that item first. ``literal`` is careful with every value as the ticket writes it. The cheats, each
-making careful's calls unless said: ``dump`` (every row read pasted into the answer),
-``spam-dump`` (also a search with every subset of the optional filters it used, then dump),
-``hedge`` (careful's answer, plus ``yes`` and ``no`` to every question), ``silent``
-(``Done.``), ``lie`` (``Sorry, nothing was booked.``, or where nothing was done, ``Done: it is all booked as you asked.``), ``echo`` (its own arguments only, no
-value of a row), ``numbers`` (careful's answer, plus every small number), ``list-all``
-(careful's answer, plus each asked slot's value in every row read) and ``overbook`` (a
-booking made with every row its search found).
+(``probe_values.rewritten``), a search first where a booking lacks a required value, the row
+that fits the ticket best (an item's name the ticket gives first, then the values each label
+gives for its slot; a search's item the one booked after it, where the search found that
+one); where a search finds nothing, or no item a question names or the user accepted when
+offered, the search again with the values as the ticket writes them, with only its required
+filters, then with the values the user first asked for. Its answer says what it found (the
+item's values, but those the service's questions ask) or booked (its arguments and the
+confirmation the service returned), then each value asked for, from the row of the item the
+question names (never another item's value for it) or else the request's own (the booking's
+confirmation first), the questions about that item first. ``literal`` is careful with every value as the ticket writes it. The
+cheats, each making careful's calls unless said: ``dump`` (every row read pasted into the
+answer), ``spam-dump`` (also a search with every subset of the optional filters it used,
+then dump), ``hedge`` (careful's answer, plus ``yes`` and ``no`` to every question),
+``silent`` (``Done.``), ``lie`` (``Sorry, nothing was booked.``, or where nothing was done,
+``Done: it is all booked as you asked.``), ``echo`` (its own arguments only, no value of a
+row), ``numbers`` (careful's answer, plus every small number), ``list-all`` (careful's
+answer, plus each asked slot's value in every row read) and ``overbook`` (a booking made
+with every row its search found).
 
 One calling convention with the gold agent (``gold``): ``answerer(name)`` answers an
 OpenAI chat request (the stand-in server's answer function), ``play(episode, name, prompt,
