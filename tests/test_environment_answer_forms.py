@@ -38,3 +38,13 @@ def test_an_item_without_a_distinctive_value_is_named_by_all_its_values_together
     assert not said_about(text.replace("5:30", "6"), mets_5, "time", ["17:30"], others)
     # both games in one sentence: neither is named by it
     assert not said_about("Mets, March 5th and March 6th: 5:30 pm.", mets_5, "time", ["17:30"], others)
+
+
+def test_a_name_holding_and_or_a_comma_is_one_name_not_two_clauses():
+    hostel = [["Broadway Hotel & Hostel"]]
+    assert said_about("Smoking allowed at Broadway Hotel & Hostel: no", hostel, "smoking_allowed", ["False"], [],
+                      yes_no=True)
+    assert not said_about("Smoking allowed at Broadway Hotel & Hostel: no", hostel, "smoking_allowed", ["True"], [],
+                          yes_no=True)
+    aquaria = [["Aquaria KLCC, Kuala Lumpur"]]
+    assert said_about("Aquaria KLCC, Kuala Lumpur is free to enter.", aquaria, "free_entry", ["True"], [], yes_no=True)

@@ -192,7 +192,7 @@ def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False, a
     if yes_no:
         wanted = {plain_bool(form) for form in value_forms}
         stated = [(attributed(p, names, bounds, bullets), answer, bare) for p, answer, bare in
-                  yes_no_statements(normal_text, slot)]
+                  yes_no_statements(unbroken(normal_text, names), slot)]
         mine = [set().union(*[answer for items, answer, bare in stated if bare is kind and about_asked(items, names)])
                 for kind in (False, True)]
         mine = mine[0] or mine[1]  # a bare answer only for an item no clause names the subject for
@@ -211,6 +211,17 @@ def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False, a
     return not any(against(attributed(start, names, bounds, bullets), index, start in asked, values, any(credited))
                    for index, (_, values) in enumerate(other_items, 1)
                    for start, _ in occurrences(normal_text, list(values)))
+
+
+def unbroken(normal_text, names):
+    """``normal_text`` with the clause breaks inside each item's name (``named``) made
+    plain letters, of the same length: "Broadway Hotel & Hostel" is one name, not the end
+    of a clause."""
+    chars = list(normal_text)
+    for start, end, _ in names:
+        chars[start:end] = re.sub(r"(?<= )(?:and|but|while|whereas|although|though|however)(?= )|,",
+                                  lambda m: "_" * len(m.group()), normal_text[start:end])
+    return "".join(chars)
 
 
 def also_stated(normal_text, span, asked, forms, items, named_credit):
