@@ -48,3 +48,5 @@ def test_a_name_holding_and_or_a_comma_is_one_name_not_two_clauses():
                           yes_no=True)
     aquaria = [["Aquaria KLCC, Kuala Lumpur"]]
     assert said_about("Aquaria KLCC, Kuala Lumpur is free to enter.", aquaria, "free_entry", ["True"], [], yes_no=True)
+    sushi = [["My No.1 Sushi & Tofu"]]
+    assert said_about("My No.1 Sushi & Tofu serves alcohol: yes.", sushi, "serves_alcohol", ["True"], [], yes_no=True)

@@ -214,13 +214,12 @@ def said_about(text, item_forms, slot, value_forms, other_items, yes_no=False, a
 
 
 def unbroken(normal_text, names):
-    """``normal_text`` with the clause breaks inside each item's name (``named``) made
-    plain letters, of the same length: "Broadway Hotel & Hostel" is one name, not the end
-    of a clause."""
+    """``normal_text`` with each item's name (``named``) one word of the same length: its
+    words are the name's, neither a clause's end ("Broadway Hotel & Hostel") nor an answer
+    ("My No.1 Sushi")."""
     chars = list(normal_text)
     for start, end, _ in names:
-        chars[start:end] = re.sub(r"(?<= )(?:and|but|while|whereas|although|though|however)(?= )|,",
-                                  lambda m: "_" * len(m.group()), normal_text[start:end])
+        chars[start:end] = "_" * (end - start)
     return "".join(chars)
 
 
