@@ -1,8 +1,9 @@
 """The episodes left out of the judged set: a dialogue whose annotations cannot say what
 its user would accept. Each reason is decided from the annotations alone (the goal and
 the outcome of ``views.goals``, and SGD's own system turns), never by running an agent;
-``REASONS`` is the closed list, in the order they are tried. A left-out episode is in no ``overall`` figure, no TRL row and
-no adapter's sample: the evaluation summary and the SGD card count them by reason.
+``REASONS`` is the closed list, in the order they are tried. A left-out episode is in no
+``overall`` figure, no TRL row and no adapter's sample: the evaluation summary and the SGD
+card count them by reason.
 """
 
 from types import SimpleNamespace

@@ -5,7 +5,8 @@ judged is every message the agent sent the user and its final answer.
 - ``requested_values_given``: each value the user asked about (the outcome's ``told``) is
   stated for the item it was asked about, and no value of that slot is stated for another
   item the episode read that the user did not want (an item they asked a value of, or
-  settled on, is theirs to be told about) (``communicate.said_about``; a yes-or-no value said in words);
+  settled on, is theirs to be told about; ``communicate.said_about``; a yes-or-no value
+  said in words);
 - ``bookings_confirmed``: each gold transaction is confirmed by its identifying values
   (``views.items``; any form the dialogue used, a time or a date as people say them);
 - ``items_named``: each item the user settled on without booking it (the outcome's
